@@ -10,12 +10,12 @@ import { createReadStream, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ExportFormatError } from '@agentstate/core';
-import { importSqlite, mapFileError } from '@agentstate/sqlite';
+import { importSqlite, mapFileError, occupied } from '@agentstate/sqlite';
 import { DamagedDatabaseError, UserError } from './errors.js';
 import { inCwd, io } from './io.js';
 import { startProgress } from './progress.js';
 import { isPostgresUrl, redactUrl, splitSchema } from '@agentstate/postgres/url';
-import { makeInPlace, occupied, refuseOccupiedDatabase } from './temporary.js';
+import { makeInPlace, refuseOccupiedDatabase } from './temporary.js';
 
 /** Options of {@link importInto}. */
 export interface ImportOptions {

@@ -7,9 +7,9 @@
  * The finished file takes the target's name with a hard link, which fails
  * when the name exists instead of replacing it, as a rename would.
  */
-import { createWriteStream, linkSync, lstatSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, linkSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
-import { mapFileError } from '@agentstate/sqlite';
+import { mapFileError, occupied } from '@agentstate/sqlite';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UserError } from './errors.js';
@@ -51,16 +51,6 @@ function removeStaleTemporaries(dir: string): void {
     const pid = TEMPORARY_NAME.exec(name)?.[1];
     if (pid === undefined || Number(pid) === process.pid || isAlive(Number(pid))) continue;
     rmSync(join(dir, name), { force: true });
-  }
-}
-
-/** True when something (a file, a folder, even a dangling link) is at `path`. */
-export function occupied(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -8,7 +8,7 @@ import { describeScope } from '@agentstate/core';
 import { ScopePolicy } from './scope-policy.js';
 import type { AgentStateServerOptions } from './server.js';
 import { describeTarget, type EmbedderChoice, openDatabase, resolveTarget } from '@agentstate/open';
-import { serveHttp, type HttpOptions } from './transports/http.js';
+import { serveHttp, stderrLog, type HttpOptions } from './transports/http.js';
 import { serveStdio } from './transports/stdio.js';
 
 /** Options of {@link runMcpServer}. */
@@ -23,7 +23,7 @@ export interface RunMcpServerOptions extends AgentStateServerOptions {
   transport?: 'stdio' | 'http';
   /** Where to listen with the `http` transport. */
   http?: HttpOptions;
-  /** Where status lines go. Default: stderr, after `agentstate-mcp: ` (stdout belongs to the protocol). */
+  /** Where status lines go, and the failures of sync requests no typed error explains. Default: stderr, after `agentstate-mcp: ` (stdout belongs to the protocol). */
   log?: (line: string) => void;
 }
 
@@ -41,7 +41,7 @@ export interface RunningMcpServer {
 
 /** Opens the database and serves it; resolves once the server is ready. */
 export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<RunningMcpServer> {
-  const log = options.log ?? ((line: string) => console.error(`agentstate-mcp: ${line}`));
+  const log = options.log ?? stderrLog;
   const bound = describeScope(new ScopePolicy(options).bound);
   const owned = options.provider === undefined;
   const dbPath = owned ? resolveTarget(options.db) : undefined;
@@ -50,7 +50,7 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
 
   let serving: { url?: string; syncUrl?: string; closed?: Promise<void>; close(): Promise<void> };
   try {
-    serving = options.transport === 'http' ? await serveHttp(provider, options, options.http) : await serveStdio(provider, options);
+    serving = options.transport === 'http' ? await serveHttp(provider, options, options.http, log) : await serveStdio(provider, options);
     log(`serving ${what} ${serving.url === undefined ? 'over stdio' : `on ${serving.url}`}, bound to scope ${bound}`);
   } catch (error) {
     if (owned) await provider.close();

@@ -205,4 +205,20 @@ describe('sync over HTTP', () => {
     expect(await served.log.head('state')).toBe(before);
     await expect(served.memory.get(other.id)).rejects.toThrow();
   });
+
+  it('reports a sync request that fails for no typed reason to the log it was given, and answers 500', async () => {
+    const lines: string[] = [];
+    // The store fails the way a bug would: with an error that is none of agentstate's.
+    const broken = new Proxy(served, {
+      get: (target, key) => (key === 'vector' ? () => Promise.reject(new TypeError('a bug in the store')) : Reflect.get(target, key)),
+    });
+    const handle = await serveHttp(broken, {}, { port: 0 }, (line) => lines.push(line));
+    try {
+      const answer = await fetch(`${handle.syncUrl}/vector`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"vector":{}}' });
+      expect(answer.status).toBe(500);
+      expect(lines).toEqual([expect.stringContaining('a sync request failed: TypeError: a bug in the store')]);
+    } finally {
+      await handle.close();
+    }
+  });
 });

@@ -37,10 +37,7 @@ type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | '
 async function verifiedPages<R>(sql: Sql, query: { text: string; params: Params }, limit: number, keep: (row: R) => boolean): Promise<R[]> {
   const values = query.params.values;
   const text = `${query.text} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`;
-  const pages = corePages(limit, keep);
-  let step = pages.next();
-  while (!step.done) step = pages.next(await sql.rows<R>(text, [...values, step.value[0] < 0 ? null : step.value[0], step.value[1]]));
-  return step.value;
+  return corePages((l, o) => sql.rows<R>(text, [...values, l < 0 ? null : l, o]), limit, keep);
 }
 
 /**

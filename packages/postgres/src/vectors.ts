@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { MemoryItem, Turn } from '@agentstate/core';
 import { cosineSimilarity } from '@agentstate/core';
-import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
+import type { Embeddable, SqlDialect, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
 import { matchesNoScope, nearestFirst, Params, recordFilter, rowCodec, turnWhere } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { beginWriting } from './writers-lock.js';
@@ -27,9 +27,9 @@ interface Target<R, Q> {
   name: 'memory' | 'turn';
   table: 'memory' | 'turns';
   /** The condition of the records the target embeds, on alias `r`. */
-  live(p: Params): string;
+  live(d: SqlDialect, p: Params): string;
   /** The condition of a query's filter, on alias `r` (`undefined`: nothing can match). */
-  filter(p: Params, query: Q): string | undefined;
+  filter(d: SqlDialect, p: Params, query: Q): string | undefined;
   fromRow(row: never): R;
 }
 
@@ -71,12 +71,15 @@ const MARGIN = 16;
 class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; vector: Float32Array; k: number }> implements VectorStore<R, Q> {
   /** HNSW indexes known to exist, by name. */
   readonly #indexed = new Set<string>();
+  readonly #dialect: SqlDialect;
 
   constructor(
     private readonly db: Database,
-    private readonly target: Target<R, Q>,
     private readonly index: VectorIndex,
-  ) {}
+    private readonly target: Target<R, Q>,
+  ) {
+    this.#dialect = postgresDialect(db);
+  }
 
   /**
    * The partial HNSW index of this target, embedder and dimension (pgvector
@@ -107,7 +110,7 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
     const take = Math.max(0, Math.trunc(limit));
     if (take === 0) return [];
     const p = new Params();
-    const live = this.target.live(p);
+    const live = this.target.live(this.#dialect, p);
     const rows = await this.db.rows<never>(
       `SELECT r.* FROM ${this.db.t(this.target.table)} r WHERE ${live} AND NOT EXISTS (
          SELECT 1 FROM ${this.db.t('vectors')} v WHERE v.target = ${p.add(this.target.name)} AND v.embedder_id = ${p.add(embedderId)} AND v.record_id = r.id)
@@ -142,7 +145,7 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
           [embedderId, ids, hashes, vectors],
         );
         const p = new Params();
-        const live = this.target.live(p);
+        const live = this.target.live(this.#dialect, p);
         await sql.rows(
           `INSERT INTO ${this.db.t('vectors')} (target, embedder_id, record_id, vector)
          SELECT ${p.add(this.target.name)}, ${p.add(embedderId)}, r.id, e.v::real[]
@@ -160,7 +163,7 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
 
   async nearest(query: Q): Promise<Array<{ record: R; similarity: number }>> {
     const p = new Params();
-    const filter = this.target.filter(p, query);
+    const filter = this.target.filter(this.#dialect, p, query);
     if (filter === undefined || query.k <= 0) return [];
     const from = `FROM ${this.db.t('vectors')} v JOIN ${this.db.t(this.target.table)} r ON r.id = v.record_id`;
     const hnsw = this.#hnsw(query.embedderId, query.vector.length);
@@ -168,14 +171,14 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
     if (hnsw === undefined) {
       rows = await this.db.rows<{ vector: number[] }>(
         `SELECT r.*, v.vector ${from}
-         WHERE v.target = ${p.add(this.target.name)} AND v.embedder_id = ${p.add(query.embedderId)} AND ${this.target.live(p)} AND ${filter}`,
+         WHERE v.target = ${p.add(this.target.name)} AND v.embedder_id = ${p.add(query.embedderId)} AND ${this.target.live(this.#dialect, p)} AND ${filter}`,
         p.values,
       );
     } else {
       // The predicate is written out literally, so the planner can prove the partial index applies.
       const take = Math.trunc(query.k) + MARGIN;
       const text = `SELECT r.*, v.vector ${from}
-         WHERE ${hnsw.where} AND ${this.target.live(p)} AND ${filter}
+         WHERE ${hnsw.where} AND ${this.target.live(this.#dialect, p)} AND ${filter}
          ORDER BY ${hnsw.cast} OPERATOR(${hnsw.schema}.<=>) ${p.add(`[${Array.from(query.vector).join(',')}]`)}::${hnsw.schema}.vector(${query.vector.length})
          LIMIT ${p.add(take)}`;
       rows = await this.db.transaction(async (sql) => {
@@ -195,33 +198,21 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
 }
 
 /** Vector storage of memory items. */
-export function memoryVectors(db: Database, index: VectorIndex): VectorStore<MemoryItem, VectorQuery> {
-  const d = postgresDialect(db);
-  return new PostgresVectorStore<MemoryItem, VectorQuery>(
-    db,
-    {
-      name: 'memory',
-      table: 'memory',
-      live: () => 'NOT r.deleted',
-      filter: (p, query) => (matchesNoScope(query) || query.kinds?.length === 0 ? undefined : `NOT r.deleted${recordFilter(d, p, query, 'r')}`),
-      fromRow: (row: rowCodec.MemoryRow) => rowCodec.memoryFromRow(row),
-    },
-    index,
-  );
-}
+export const memoryVectors = (db: Database, index: VectorIndex): VectorStore<MemoryItem, VectorQuery> =>
+  new PostgresVectorStore<MemoryItem, VectorQuery>(db, index, {
+    name: 'memory',
+    table: 'memory',
+    live: () => 'NOT r.deleted',
+    filter: (d, p, query) => (matchesNoScope(query) || query.kinds?.length === 0 ? undefined : `NOT r.deleted${recordFilter(d, p, query, 'r')}`),
+    fromRow: (row: rowCodec.MemoryRow) => rowCodec.memoryFromRow(row),
+  });
 
 /** Vector storage of turns (live turns of live sessions). */
-export function turnVectors(db: Database, index: VectorIndex): VectorStore<Turn, TurnVectorQuery> {
-  const d = postgresDialect(db);
-  return new PostgresVectorStore<Turn, TurnVectorQuery>(
-    db,
-    {
-      name: 'turn',
-      table: 'turns',
-      live: (p) => turnWhere(d, p, {}, 'r'),
-      filter: (p, query) => (query.sessionIds?.length === 0 || query.roles?.length === 0 ? undefined : turnWhere(d, p, query, 'r')),
-      fromRow: (row: rowCodec.TurnRow) => rowCodec.turnFromRow(row),
-    },
-    index,
-  );
-}
+export const turnVectors = (db: Database, index: VectorIndex): VectorStore<Turn, TurnVectorQuery> =>
+  new PostgresVectorStore<Turn, TurnVectorQuery>(db, index, {
+    name: 'turn',
+    table: 'turns',
+    live: (d, p) => turnWhere(d, p, {}, 'r'),
+    filter: (d, p, query) => (query.sessionIds?.length === 0 || query.roles?.length === 0 ? undefined : turnWhere(d, p, query, 'r')),
+    fromRow: (row: rowCodec.TurnRow) => rowCodec.turnFromRow(row),
+  });

@@ -44,10 +44,7 @@ export function scoredMatches<R extends { rank?: number; id: string }, T>(
 export function verifiedPages<R extends { rank?: number }>(conn: Connection, built: CandidateSql, limit: number, keep: (row: R) => boolean): R[] {
   const pageParams = built.page ?? ((l: number, o: number) => [l, o]);
   const read = (l: number, o: number) => (built.read?.(conn, built.params, l, o) ?? conn.prepare(built.sql).all(...built.params, ...pageParams(l, o))) as R[];
-  const pages = corePages(limit, keep, built.minPage);
-  let step = pages.next();
-  while (!step.done) step = pages.next(read(...step.value));
-  return step.value;
+  return corePages(read, limit, keep, built.minPage);
 }
 
 /**

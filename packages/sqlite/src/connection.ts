@@ -14,12 +14,12 @@
  */
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { ClosedError } from '@agentstate/core';
 import type { Mutex } from '@agentstate/core/backend';
 import * as sqliteVec from 'sqlite-vec';
 import { mapFileError, mapSqliteError, ReadOnlyError } from './errors.js';
-import { isAnonymous } from './file.js';
+import { fileSize, isAnonymous } from './file.js';
 import { fileMutex } from './file-mutex.js';
 import { LockWaits, whenFreeSync } from './lock-wait.js';
 
@@ -438,14 +438,6 @@ function openCopy(path: string): Db {
   // Bytes 18 and 19 say "WAL"; a copy in memory has no WAL to consult.
   if (image.length > 19) image[18] = image[19] = 1;
   return new Database(image, { readonly: true });
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
 }
 
 /** Loads sqlite-vec when its platform binary is installed. */

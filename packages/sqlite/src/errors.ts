@@ -165,39 +165,31 @@ export function databaseNotFound(path: string, doing: string, cause?: unknown): 
   return new DatabaseNotFoundError(path, `cannot ${doing} ${path}: ${why}`, cause === undefined ? undefined : { cause });
 }
 
+/** What a Node file-system error (an `errno` code) on the database file says, by code: the class and the cause named. */
+const FILE_ERRORS = new Map<string, { type: new (path: string, message: string, options: { cause: unknown }) => StorageError; cause: string }>(
+  (
+    [
+      [['EEXIST', 'ENOTDIR'], NotAFileError, 'a part of the path is a file, not a folder'],
+      [['EISDIR'], NotAFileError, 'it is a folder, not a database file'],
+      [['ELOOP'], NotAFileError, 'its symbolic links form a loop'],
+      [['ENAMETOOLONG'], NotAFileError, 'the name is too long for the file system'],
+      [['EACCES', 'EPERM'], PermissionDeniedError, 'permission denied'],
+      [['EROFS'], ReadOnlyError, 'the file system is read-only'],
+      [['ENOSPC', 'EDQUOT', 'EFBIG'], DiskFullError, 'no space left (the disk, a quota or a file-size limit is full)'],
+      [['EIO'], StorageIoError, 'I/O error'],
+    ] as const
+  ).flatMap(([codes, type, cause]) => codes.map((code) => [code, { type, cause }] as const)),
+);
+
 /**
  * Maps a Node file-system error (an `errno` code) met while checking or
- * reading the database file to the same family.
+ * reading the database file to the same family; other errors pass through.
  */
 export function mapFileError(error: unknown, path: string, doing: string): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const cause = { cause: error };
-  switch (code) {
-    case 'ENOENT':
-      return databaseNotFound(path, doing, error);
-    case 'EEXIST':
-    case 'ENOTDIR':
-      return new NotAFileError(path, `cannot ${doing} ${path}: a part of the path is a file, not a folder`, cause);
-    case 'EISDIR':
-      return new NotAFileError(path, `cannot ${doing} ${path}: it is a folder, not a database file`, cause);
-    case 'ELOOP':
-      return new NotAFileError(path, `cannot ${doing} ${path}: its symbolic links form a loop`, cause);
-    case 'ENAMETOOLONG':
-      return new NotAFileError(path, `cannot ${doing} ${path}: the name is too long for the file system`, cause);
-    case 'EACCES':
-    case 'EPERM':
-      return new PermissionDeniedError(path, `cannot ${doing} ${path}: permission denied`, cause);
-    case 'EROFS':
-      return new ReadOnlyError(path, `cannot ${doing} ${path}: the file system is read-only`, cause);
-    case 'ENOSPC':
-    case 'EDQUOT':
-    case 'EFBIG':
-      return new DiskFullError(path, `cannot ${doing} ${path}: no space left (the disk, a quota or a file-size limit is full)`, cause);
-    case 'EIO':
-      return new StorageIoError(path, `cannot ${doing} ${path}: I/O error`, cause);
-    default:
-      return error;
-  }
+  if (code === 'ENOENT') return databaseNotFound(path, doing, error);
+  const known = code === undefined ? undefined : FILE_ERRORS.get(code);
+  return known === undefined ? error : new known.type(path, `cannot ${doing} ${path}: ${known.cause}`, { cause: error });
 }
 
 /** Runs `fn`, rethrowing driver errors mapped by {@link mapSqliteError}, whether it throws or the promise it returns rejects. */

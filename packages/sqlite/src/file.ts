@@ -5,7 +5,7 @@
  * header; changes nothing.
  */
 import type { Stats } from 'node:fs';
-import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { databaseNotFound, IncompatibleDatabaseError, mapFileError, NotAFileError, ReadOnlyError } from './errors.js';
 
@@ -27,9 +27,23 @@ export function statOrNull(path: string): Stats | null {
   }
 }
 
-/** Size in bytes of a file, 0 when missing. */
-function sizeOf(path: string): number {
-  return statOrNull(path)?.size ?? 0;
+/** Size in bytes of the file at `path`; 0 when there is none, or it cannot be examined. */
+export function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** True when something (a file, a folder, even a dangling link) is at `path`. */
+export function occupied(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function writable(path: string): boolean {
@@ -105,7 +119,7 @@ export function checkDatabaseFile(path: string, mustExist: boolean): void {
   const raw = header.readUInt16BE(16);
   const pageSize = raw === 1 ? 65536 : raw;
   if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) throw new IncompatibleDatabaseError(path, 'not-sqlite', 'is not a SQLite database (bad page size)');
-  if (sizeOf(`${path}-wal`) > 0) return;
+  if (fileSize(`${path}-wal`) > 0) return;
   // The page count in the header (offset 28) is valid only when the change counter (24) equals "version-valid-for" (92).
   const pages = header.readUInt32BE(24) === header.readUInt32BE(92) ? header.readUInt32BE(28) : 0;
   if (size % pageSize !== 0 || size < pages * pageSize) {

@@ -7,24 +7,15 @@
  * fold. Where the file goes once complete, and removing it on failure, is
  * the caller's business: a refused import leaves a partial file at `path`.
  */
-import { lstatSync } from 'node:fs';
 import type { AppendInput } from '@agentstate/core';
 import type { ImportOptions, ImportResult } from '@agentstate/core/backend';
 import { CorruptionError, ValidationError } from '@agentstate/core';
 import { checkImported, ExportReader } from '@agentstate/core/backend';
+import { occupied } from './file.js';
 import { openSqlite, openSqliteLog } from './open.js';
 
 /** Events appended per transaction. */
 const BATCH = 5_000;
-
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Creates the database at `path` (which must not exist) from the lines of
@@ -33,7 +24,7 @@ function exists(path: string): boolean {
  * `ExportFormatError` naming the line.
  */
 export async function importSqlite(path: string, lines: AsyncIterable<string> | Iterable<string>, options: ImportOptions = {}): Promise<ImportResult> {
-  if (exists(path)) throw new ValidationError('path', `${path} exists: an import creates a new database`);
+  if (occupied(path)) throw new ValidationError('path', `${path} exists: an import creates a new database`);
   const reader = new ExportReader();
   const log = openSqliteLog(path);
   try {

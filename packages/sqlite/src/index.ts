@@ -10,7 +10,7 @@ export type { SynchronousLevel } from './connection.js';
 export { eventChecksum, SqliteLog } from './log.js';
 export { type EventRow, rowChecksum } from '@agentstate/core/backend';
 export { importSqlite } from './import.js';
-export { statOrNull } from './file.js';
+export { fileSize, occupied, statOrNull } from './file.js';
 export type { ImportOptions, ImportResult, RebuildOptions, RebuildResult } from '@agentstate/core/backend';
 export {
   DatabaseNotFoundError,

@@ -6,6 +6,7 @@ import {
   DatabaseNotFoundError,
   DiskFullError,
   IncompatibleDatabaseError,
+  mapFileError,
   mapSqliteError,
   NotAFileError,
   PermissionDeniedError,
@@ -98,5 +99,39 @@ describe('mapSqliteError', () => {
     }
     expect(mapSqliteError(caught)).toBeInstanceOf(ConflictError);
     db.close();
+  });
+});
+
+describe('mapFileError', () => {
+  const errnoError = (code: string) => Object.assign(new Error(`${code}: refused`), { code });
+  const table: Array<[string, new (...args: never[]) => StorageError, string]> = [
+    ['EEXIST', NotAFileError, 'a part of the path is a file, not a folder'],
+    ['ENOTDIR', NotAFileError, 'a part of the path is a file, not a folder'],
+    ['EISDIR', NotAFileError, 'it is a folder, not a database file'],
+    ['ELOOP', NotAFileError, 'its symbolic links form a loop'],
+    ['ENAMETOOLONG', NotAFileError, 'the name is too long for the file system'],
+    ['EACCES', PermissionDeniedError, 'permission denied'],
+    ['EPERM', PermissionDeniedError, 'permission denied'],
+    ['EROFS', ReadOnlyError, 'the file system is read-only'],
+    ['ENOSPC', DiskFullError, 'no space left (the disk, a quota or a file-size limit is full)'],
+    ['EDQUOT', DiskFullError, 'no space left (the disk, a quota or a file-size limit is full)'],
+    ['EFBIG', DiskFullError, 'no space left (the disk, a quota or a file-size limit is full)'],
+    ['EIO', StorageIoError, 'I/O error'],
+  ];
+
+  it.each(table)('%s → %s naming what was done, the path and the cause', (code, expected, cause) => {
+    const error = errnoError(code);
+    const mapped = mapFileError(error, '/data/state.db', 'read') as StorageError;
+    expect(mapped).toBeInstanceOf(expected);
+    expect([mapped.path, mapped.message, mapped.cause]).toEqual(['/data/state.db', `cannot read /data/state.db: ${cause}`, error]);
+  });
+
+  it('names a missing file or folder, and keeps other errors as they are', () => {
+    const missing = mapFileError(errnoError('ENOENT'), '/no/such/folder/state.db', 'open') as StorageError;
+    expect([missing.constructor, missing.message]).toEqual([
+      DatabaseNotFoundError,
+      'cannot open /no/such/folder/state.db: the folder /no/such/folder does not exist',
+    ]);
+    for (const other of [errnoError('EBUSY'), new TypeError('x'), undefined]) expect(mapFileError(other, '/data/state.db', 'open')).toBe(other);
   });
 });

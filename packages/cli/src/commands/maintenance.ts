@@ -1,5 +1,4 @@
 /** `agentstate verify`, `rebuild`, `snapshot` and `stats`: the health of a database. */
-import { statSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Snapshot } from '@agentstate/core';
 import { STATE_STREAM, encodeSnapshot, storedSnapshotBytes } from '@agentstate/core';
@@ -11,6 +10,7 @@ import { UserError } from '../errors.js';
 import { io } from '../io.js';
 import { bytes, count, print, printFields, printJson, shortTime } from '../output.js';
 import { describeTarget, resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '@agentstate/open';
+import { fileSize } from '@agentstate/sqlite';
 import { countSnapshot, type RecordCounts } from '@agentstate/ui';
 import type { SnapshotKey } from '@agentstate/open';
 import { assertVerified, printVerifyReport, runVerify, sha256, skippedLine } from '../verify.js';
@@ -21,14 +21,6 @@ const KEY_HELP = `the key stored snapshots are sealed with: an HMAC secret, or a
 /** The snapshot key of a command's `--snapshot-key` flag or the environment. */
 function snapshotKey(opts: { snapshotKey?: string }): SnapshotKey | undefined {
   return resolveSnapshotKey(opts.snapshotKey, io().env, io().cwd);
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
 }
 
 /** What the database takes: the file and its WAL, or the schema's tables on a PostgreSQL server. */

@@ -19,7 +19,8 @@ import { importInto } from '../import.js';
 import { inCwd, io } from '../io.js';
 import { count } from '../output.js';
 import { startProgress } from '../progress.js';
-import { SIDE_SUFFIXES, createExclusive, makeInPlace, occupied, refuseUnwritableOutput } from '../temporary.js';
+import { SIDE_SUFFIXES, createExclusive, makeInPlace, refuseUnwritableOutput } from '../temporary.js';
+import { occupied } from '@agentstate/sqlite';
 
 async function write(stream: Writable, chunk: string): Promise<void> {
   if (!stream.write(chunk)) await once(stream, 'drain');

@@ -15,15 +15,15 @@ import { EventTypes } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import type { CheckpointKey, CheckpointQueries } from '../write/backend.js';
 import type { Engine } from './engine.js';
-import { type OperationSpec, operationCall } from './operations.js';
+import { operationCall, storeOperations } from './operations.js';
 import type { CheckpointStore } from './types.js';
 
 /** The checkpoint store's writes as idempotent operations. */
-const OPERATIONS = {
-  put: { method: 'checkpoints.put', types: [EventTypes.CheckpointSaved] },
-  putWrites: { method: 'checkpoints.putWrites', types: [EventTypes.CheckpointWritesSaved] },
-  deleteThread: { method: 'checkpoints.deleteThread', types: [EventTypes.CheckpointThreadDeleted] },
-} as const satisfies Record<string, OperationSpec>;
+const OPERATIONS = storeOperations('checkpoints', {
+  put: [EventTypes.CheckpointSaved],
+  putWrites: [EventTypes.CheckpointWritesSaved],
+  deleteThread: [EventTypes.CheckpointThreadDeleted],
+});
 
 /** Checkpoints read per step while a metadata filter skips some. */
 const FILTER_BATCH = 256;

@@ -12,15 +12,15 @@ import { isExpired } from '../write/stamper.js';
 import type { Engine } from './engine.js';
 import { type RecallContext, recall } from './recall.js';
 import type { MemoryStore } from './types.js';
-import { type OperationSpec, operationCall } from './operations.js';
+import { operationCall, storeOperations } from './operations.js';
 
 /** The memory store's writes as idempotent operations. */
-const OPERATIONS = {
-  write: { method: 'memory.write', types: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated] },
-  writeMany: { method: 'memory.writeMany', types: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated] },
-  update: { method: 'memory.update', types: [EventTypes.MemoryUpdated, EventTypes.MemoryWritten] },
-  delete: { method: 'memory.delete', types: [EventTypes.MemoryDeleted] },
-} as const satisfies Record<string, OperationSpec>;
+const OPERATIONS = storeOperations('memory', {
+  write: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated],
+  writeMany: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated],
+  update: [EventTypes.MemoryUpdated, EventTypes.MemoryWritten],
+  delete: [EventTypes.MemoryDeleted],
+});
 
 /** The id a write takes when no live item holds its key: its key's item's (docs/contract.md §2), else the caller's. */
 function idTaken(draft: { scope?: ScopeInput | undefined; key?: string | null | undefined; id?: string | undefined }): string | undefined {

@@ -34,3 +34,9 @@ export function operationCall<I extends { operationId?: string | undefined }>(sp
   const { operationId, ...input } = draft;
   return { spec, operationId, input };
 }
+
+/** The operations of one store, each named `<store>.<key>` (so a name cannot drift from its method), with the event types it appends. */
+export function storeOperations<K extends string>(store: string, types: Record<K, readonly StateEventType[]>): Record<K, OperationSpec> {
+  const specs = Object.entries<readonly StateEventType[]>(types).map(([key, t]) => [key, { method: `${store}.${key}`, types: t }]);
+  return Object.fromEntries(specs) as Record<K, OperationSpec>;
+}

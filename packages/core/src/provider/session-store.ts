@@ -21,22 +21,22 @@ import { selectScopes } from '../records/scope.js';
 import type { Engine } from './engine.js';
 import { type SearchContext, liveSession as live, searchSessions } from './session-search.js';
 import type { SessionStore } from './types.js';
-import { type OperationSpec, operationCall } from './operations.js';
+import { operationCall, storeOperations } from './operations.js';
 import { atIndex, parseBatch } from './batch.js';
 import { andThen } from '../write/awaitable.js';
 
 /** The session store's writes as idempotent operations. */
-const OPERATIONS = {
-  create: { method: 'sessions.create', types: [EventTypes.SessionCreated] },
-  appendTurn: { method: 'sessions.appendTurn', types: [EventTypes.TurnAppended] },
-  appendTurns: { method: 'sessions.appendTurns', types: [EventTypes.TurnAppended] },
-  removeLastTurn: { method: 'sessions.removeLastTurn', types: [EventTypes.TurnsRemoved] },
-  clear: { method: 'sessions.clear', types: [EventTypes.TurnsRemoved] },
-  replaceSuffix: { method: 'sessions.replaceSuffix', types: [EventTypes.SuffixReplaced] },
-  delete: { method: 'sessions.delete', types: [EventTypes.SessionDeleted] },
-  update: { method: 'sessions.update', types: [EventTypes.SessionUpdated] },
-  compact: { method: 'sessions.compact', types: [EventTypes.SessionCompacted] },
-} as const satisfies Record<string, OperationSpec>;
+const OPERATIONS = storeOperations('sessions', {
+  create: [EventTypes.SessionCreated],
+  appendTurn: [EventTypes.TurnAppended],
+  appendTurns: [EventTypes.TurnAppended],
+  removeLastTurn: [EventTypes.TurnsRemoved],
+  clear: [EventTypes.TurnsRemoved],
+  replaceSuffix: [EventTypes.SuffixReplaced],
+  delete: [EventTypes.SessionDeleted],
+  update: [EventTypes.SessionUpdated],
+  compact: [EventTypes.SessionCompacted],
+});
 
 /** Builds the {@link SessionStore} of an engine, but for `context`, which reads through the provider's stores. */
 export function createSessionStore(engine: Engine, searchContext: SearchContext): Omit<SessionStore, 'context'> {

@@ -22,14 +22,14 @@ import type { StateLookups } from '../write/backend.js';
 import { queryTokens } from '../matching/lexical.js';
 import type { Engine } from './engine.js';
 import type { SkillStore } from './types.js';
-import { type OperationSpec, operationCall } from './operations.js';
+import { operationCall, storeOperations } from './operations.js';
 
 /** The skill store's writes as idempotent operations. */
-const OPERATIONS = {
-  upsert: { method: 'skills.upsert', types: [EventTypes.SkillUpserted] },
-  recordOutcome: { method: 'skills.recordOutcome', types: [EventTypes.SkillOutcomeRecorded] },
-  delete: { method: 'skills.delete', types: [EventTypes.SkillDeleted] },
-} as const satisfies Record<string, OperationSpec>;
+const OPERATIONS = storeOperations('skills', {
+  upsert: [EventTypes.SkillUpserted],
+  recordOutcome: [EventTypes.SkillOutcomeRecorded],
+  delete: [EventTypes.SkillDeleted],
+});
 
 const keySchema = z.string().min(1, 'must not be empty');
 const querySchema = textField(LIMITS.query);

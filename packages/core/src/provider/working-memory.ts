@@ -17,7 +17,7 @@ import { toScope } from '../records/scope.js';
 import { memoryId } from '../ids/key-id.js';
 import { isExpired } from '../write/stamper.js';
 import type { Engine } from './engine.js';
-import { type OperationSpec, operationCall } from './operations.js';
+import { type OperationSpec, operationCall, storeOperations } from './operations.js';
 import { counterFor, tokenCounterSchema } from './tokens.js';
 import type { RetentionJudge } from './retention-policies.js';
 import type { MemoryStore } from './types.js';
@@ -28,10 +28,10 @@ export const WORKING_MEMORY = 'working-memory';
 /** The token limit of a working memory document when a write names none. */
 export const DEFAULT_WORKING_MEMORY_TOKENS = 2000;
 
-const OPERATIONS = {
-  replace: { method: 'workingMemory.replace', types: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated] },
-  patch: { method: 'workingMemory.patch', types: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated] },
-} as const satisfies Record<string, OperationSpec>;
+const OPERATIONS = storeOperations('workingMemory', {
+  replace: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated],
+  patch: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated],
+});
 
 /** What every working memory write takes beside its text. */
 const writeFields = {

@@ -5,8 +5,8 @@
  * checkpoint as a JSON value. Defined once here like the other records.
  */
 import { z } from 'zod';
-import { hlcSchema } from './records.js';
-import { idField, instantField, serialField, shortTextField, textField } from './fields.js';
+import { versionShape } from './records.js';
+import { idField, instantField, shortTextField, textField } from './fields.js';
 import { jsonValueField, metadataField } from './json.js';
 import { LIMITS } from './limits.js';
 
@@ -37,10 +37,7 @@ export const checkpointSchema = z.strictObject({
   createdAt: instantField,
   /** The last save's instant; never moves back. */
   updatedAt: instantField,
-  syncVersion: serialField,
-  originInstanceId: idField,
-  updatedHlc: hlcSchema,
-  lastWriterId: idField,
+  ...versionShape,
 });
 
 /** One saved checkpoint. */

@@ -47,14 +47,11 @@ export type WriteClock = z.infer<typeof writeClockSchema>;
 /** A scope path. `[]` is the global scope. */
 export type Scope = z.infer<typeof scopeSchema>;
 
+/** The sync envelope without its tombstone flag: what a checkpoint, which has no tombstones, carries. */
+export const versionShape = { syncVersion: serialField, originInstanceId: idField, updatedHlc: hlcSchema, lastWriterId: idField } as const;
+
 /** The sync envelope flattened into every stored record. */
-export const envelopeShape = {
-  syncVersion: serialField,
-  originInstanceId: idField,
-  updatedHlc: hlcSchema,
-  lastWriterId: idField,
-  deleted: z.boolean(),
-} as const;
+export const envelopeShape = { ...versionShape, deleted: z.boolean() } as const;
 
 /** The envelope fields alone. */
 export const envelopeSchema = z.strictObject(envelopeShape);

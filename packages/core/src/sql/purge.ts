@@ -17,7 +17,7 @@ import { sortedById } from '../provider/purge.js';
 import * as rowCodec from '../records/rows.js';
 import type { SnapshotErasure } from '../snapshot/patch.js';
 import type { Awaitable, PurgeSelector } from '../write/backend.js';
-import { isPromiseLike } from '../write/awaitable.js';
+import { drive, type Steps, wait } from '../write/awaitable.js';
 import { scopeCondition } from './filters.js';
 import { Params, type SqlDialect } from './metadata.js';
 
@@ -39,24 +39,6 @@ export interface PurgeSql {
 
 /** A condition on a table's rows, its values added to `p`. */
 type Where = (p: Params) => string;
-
-/** A routine whose statements may answer at once or later: each `yield` hands one answer to {@link drive}. */
-type Steps<T> = Generator<unknown, T, unknown>;
-
-/** Runs `steps`, at once while each answer is a plain value, after it settles when one is a promise. */
-function drive<T>(steps: Steps<T>, answer?: unknown): Awaitable<T> {
-  for (;;) {
-    const next = steps.next(answer);
-    if (next.done) return next.value;
-    if (isPromiseLike(next.value)) return Promise.resolve(next.value).then((value) => drive(steps, value));
-    answer = next.value;
-  }
-}
-
-/** The value of `answer`, once it settles. */
-function* wait<T>(answer: Awaitable<T>): Steps<T> {
-  return (yield answer) as T;
-}
 
 /** The rows of the statement `build` writes. */
 function rows<R>(s: PurgeSql, build: Where): Steps<R[]> {

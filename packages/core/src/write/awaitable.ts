@@ -15,3 +15,21 @@ export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLik
 export function andThen<T, U>(value: Awaitable<T>, fn: (value: T) => Awaitable<U>): Awaitable<U> {
   return isPromiseLike(value) ? value.then(fn) : fn(value);
 }
+
+/** A routine whose steps may answer at once or later: each `yield` hands one answer to {@link drive}. */
+export type Steps<T> = Generator<unknown, T, unknown>;
+
+/** Runs `steps`, at once while each answer is a plain value, after it settles when one is a promise. */
+export function drive<T>(steps: Steps<T>, answer?: unknown): Awaitable<T> {
+  for (;;) {
+    const next = steps.next(answer);
+    if (next.done) return next.value;
+    if (isPromiseLike(next.value)) return Promise.resolve(next.value).then((value) => drive(steps, value));
+    answer = next.value;
+  }
+}
+
+/** The value of `answer`, once it settles: `yield*` it in {@link Steps}. */
+export function* wait<T>(answer: Awaitable<T>): Steps<T> {
+  return (yield answer) as T;
+}

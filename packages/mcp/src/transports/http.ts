@@ -65,8 +65,16 @@ export function checkHttpOptions(options: HttpOptions): void {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port: ${port}`);
 }
 
-/** Serves `provider` over Streamable HTTP at `/mcp`. */
-export async function serveHttp(provider: Provider, serverOptions: AgentStateServerOptions = {}, options: HttpOptions = {}): Promise<HttpHandle> {
+/** Where status lines go unless the caller says: stderr, after `agentstate-mcp: ` (stdout belongs to the stdio protocol). */
+export const stderrLog = (line: string): void => console.error(`agentstate-mcp: ${line}`);
+
+/** Serves `provider` over Streamable HTTP at `/mcp`; `log` hears of sync requests that failed unexpectedly. */
+export async function serveHttp(
+  provider: Provider,
+  serverOptions: AgentStateServerOptions = {},
+  options: HttpOptions = {},
+  log: (line: string) => void = stderrLog,
+): Promise<HttpHandle> {
   checkHttpOptions(options);
   // Loaded here, not with the module: the SDK's HTTP transport brings Hono, which a stdio server never needs.
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
@@ -90,7 +98,7 @@ export async function serveHttp(provider: Provider, serverOptions: AgentStateSer
       if (options.token === undefined && !isOwnOriginOrNone(origin, hostHeader, req.socket.localPort ?? 0))
         return sendJsonError(res, 403, 'Forbidden: without a token this server answers no web page but its own');
     }
-    if (syncRoute !== undefined) return answerSync(provider, serverOptions, syncRoute, req, res);
+    if (syncRoute !== undefined) return answerSync(provider, serverOptions, syncRoute, req, res, log);
     if (req.method !== 'POST') return sendJsonError(res, 405, 'Method not allowed: this server is stateless, POST JSON-RPC to it', { allow: 'POST' });
     const server = createAgentStateServer(provider, shared);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });

@@ -79,9 +79,16 @@ async function call(provider: EventSourcedProvider, policy: ScopePolicy, route: 
 
 /**
  * Answers `POST <SYNC_PATH>/<route>` with JSON: the route's result, or the typed error as
- * {@link syncErrorAnswer} maps it. `route` is what follows the sync path.
+ * {@link syncErrorAnswer} maps it. `route` is what follows the sync path; `log` hears of a failure no typed error explains.
  */
-export async function answerSync(provider: Provider, scope: ScopePolicyOptions, route: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function answerSync(
+  provider: Provider,
+  scope: ScopePolicyOptions,
+  route: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  log: (line: string) => void,
+): Promise<void> {
   if (!(SYNC_ROUTES as readonly string[]).includes(route))
     return sendJson(res, 404, { error: { code: 'not_found', message: `Not found: the sync routes are ${SYNC_ROUTES.join(', ')}` } });
   if (req.method !== 'POST') return sendJson(res, 405, { error: { code: 'invalid', message: 'Method not allowed: POST JSON' } }, { allow: 'POST' });
@@ -93,7 +100,7 @@ export async function answerSync(provider: Provider, scope: ScopePolicyOptions, 
     sendJson(res, 200, await call(provider as EventSourcedProvider, policy, route as SyncRoute, body));
   } catch (error) {
     const { status, body } = syncErrorAnswer(error);
-    if (status === 500) console.error('agentstate-mcp: a sync request failed:', error);
+    if (status === 500) log(`a sync request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     sendJson(res, status, body);
   }
 }

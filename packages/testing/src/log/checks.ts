@@ -78,19 +78,20 @@ const clocked = (body: (log: Log, clock: ManualClock) => Promise<void>) =>
     const clock = new ManualClock(T0);
     return body(await env.open({ clock }), clock);
   });
+/** A check body handed a fresh log. */
+const onLog = (body: (log: Log) => Promise<void>) => async (env: LogCheckEnv) => body(await env.open());
 const byNumber = (x: number, y: number) => x - y;
 const seqOf = (e: { seq: number }) => e.seq;
 
 export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], {
-  'A29 append assigns dense seqs from 1 per stream; streams are independent; head follows': async (env) => {
-    const log = await env.open();
+  'A29 append assigns dense seqs from 1 per stream; streams are independent; head follows': onLog(async (log) => {
     expect(await log.head('a')).toBe(0);
     const seqs: string[] = [];
     for (const stream of ['a', 'b', 'a', 'a', 'c', 'b']) seqs.push(`${stream}${(await log.append({ stream, type: 't', payload: { stream } })).seq}`);
     expect(seqs).toEqual(['a1', 'b1', 'a2', 'a3', 'c1', 'b2']);
     expect([await log.head('a'), await log.head('b'), await log.head('c'), await log.head('unknown')]).toEqual([3, 2, 1, 0]);
     expect((await log.read({ stream: 'a' })).map((e) => `${e.stream}${e.seq}`)).toEqual(['a1', 'a2', 'a3']);
-  },
+  }),
   'A29 append stamps time from the clock and schemaVersion 1 when absent, and keeps given ones': clocked(async (log, clock) => {
     expect(await log.append({ stream: 's', type: 't', payload: 1 })).toMatchObject({ time: formatInstant(T0), schemaVersion: 1 });
     clock.advance(1234);
@@ -115,12 +116,10 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
       expect((await log.read({ stream: 's' })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     },
   ),
-  'A29 append stamps a canonical time and schemaVersion 1 without an injected clock': async (env) => {
-    const log = await env.open();
+  'A29 append stamps a canonical time and schemaVersion 1 without an injected clock': onLog(async (log) => {
     expect(await log.append({ stream: 's', type: 't', payload: {} })).toMatchObject({ time: expect.stringMatching(INSTANT), schemaVersion: 1 });
-  },
-  'A29 append keeps the linkage fields verbatim': async (env) => {
-    const log = await env.open();
+  }),
+  'A29 append keeps the linkage fields verbatim': onLog(async (log) => {
     const meta = {
       actor: 'agent:planner',
       traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
@@ -135,9 +134,8 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
     expect(read).toEqual(appended);
     const bare = await log.append({ stream: 's', type: 'x.happened', payload: { n: 2 } });
     for (const key of Object.keys(meta)) expect((bare as unknown as Record<string, unknown>)[key], key).toBeUndefined();
-  },
-  'A29 read honours afterSeq and limit; an unknown stream reads empty': async (env) => {
-    const log = await env.open();
+  }),
+  'A29 read honours afterSeq and limit; an unknown stream reads empty': onLog(async (log) => {
     for (let i = 1; i <= 5; i += 1) await log.append({ stream: 's', type: 't', payload: { i } });
     const seqs = async (q: { afterSeq?: number; limit?: number }) => (await log.read({ stream: 's', ...q })).map((e) => e.seq);
     expect(await seqs({})).toEqual([1, 2, 3, 4, 5]);
@@ -147,9 +145,8 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
     expect(await seqs({ afterSeq: 0, limit: 0 })).toEqual([1, 2, 3, 4, 5]);
     expect((await log.read({ stream: 's' })).map((e) => e.payload)).toEqual([1, 2, 3, 4, 5].map((i) => ({ i })));
     expect([await log.read({ stream: 'unknown' }), await log.read({ stream: 'unknown', afterSeq: 3, limit: 2 })]).toEqual([[], []]);
-  },
-  'A29 concurrent appends to several streams stay dense': async (env) => {
-    const log = await env.open();
+  }),
+  'A29 concurrent appends to several streams stay dense': onLog(async (log) => {
     const streams = ['a', 'b', 'c', 'd'];
     const appended = await Promise.all(Array.from({ length: 100 }, (_, i) => log.append({ stream: streams[i % 4]!, type: 't', payload: { i } })));
     for (const stream of streams) {
@@ -162,9 +159,8 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
       expect(new Set(events.map((e) => (e.payload as { i: number }).i)).size, stream).toBe(25);
       expect(await log.head(stream)).toBe(25);
     }
-  },
-  "A29 payloads are JSON: what goes in comes out, and mutating the caller's objects never changes history": async (env) => {
-    const log = await env.open();
+  }),
+  "A29 payloads are JSON: what goes in comes out, and mutating the caller's objects never changes history": onLog(async (log) => {
     const payload = {
       text: 'Jürgen said "hi" — 日本語 😀 \\ \n\t',
       numbers: [0, -1, 1.5, 1e21, Number.MAX_SAFE_INTEGER],
@@ -186,9 +182,8 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
     expect((await log.read({ stream: 's' }))[0]!.payload).toEqual(original);
     expect(await log.append({ stream: 's', type: 't', payload: 'a string' })).toMatchObject({ seq: 2, payload: 'a string' });
     expect((await log.read({ stream: 's', afterSeq: 1 }))[0]!.payload).toBe('a string');
-  },
-  'A29 a failed append consumes no seq': async (env) => {
-    const log = await env.open();
+  }),
+  'A29 a failed append consumes no seq': onLog(async (log) => {
     await log.append({ stream: 's', type: 't', payload: 1 });
     const circular: Record<string, unknown> = {};
     circular.self = circular;
@@ -196,7 +191,7 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
     await expect(log.append({ stream: 's', type: 't', payload: { big: 1n } })).rejects.toThrow();
     expect([await log.head('s'), (await log.append({ stream: 's', type: 't', payload: 2 })).seq]).toEqual([1, 2]);
     expect((await log.read({ stream: 's' })).map((e) => e.payload)).toEqual([1, 2]);
-  },
+  }),
   'A29 identity: every log has one, stable across calls and appends, and two logs differ': async (env) => {
     const log = await env.open();
     const identity = await log.identity();
@@ -205,8 +200,7 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
     expect(await log.identity()).toBe(identity);
     expect(await (await env.open()).identity()).not.toBe(identity);
   },
-  'A29 snapshots: save replaces the same (stream, seq); latest honours upToSeq; streams are independent': async (env) => {
-    const log = await env.open();
+  'A29 snapshots: save replaces the same (stream, seq); latest honours upToSeq; streams are independent': onLog(async (log) => {
     expect(await log.latestSnapshot('s')).toBeUndefined();
     await log.saveSnapshot({ stream: 's', seq: 2, data: 'two' });
     await log.saveSnapshot({ stream: 's', seq: 5, data: 'five' });
@@ -223,9 +217,8 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
     expect([await log.latestSnapshot('other', { upToSeq: 19 }), await log.latestSnapshot('unknown')]).toEqual([undefined, undefined]);
     // Snapshots are not events.
     expect([await log.head('s'), await log.read({ stream: 's' })]).toEqual([0, []]);
-  },
-  'A29 append refuses a state event the decoder would refuse, with a ValidationError, storing nothing': async (env) => {
-    const log = await env.open();
+  }),
+  'A29 append refuses a state event the decoder would refuse, with a ValidationError, storing nothing': onLog(async (log) => {
     for (const [label, input] of UNREADABLE) {
       await expectError(() => log.append(input), ValidationError, label);
       expect(await log.head(STATE_STREAM), label).toBe(0);
@@ -241,9 +234,8 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
     expect((await log.read({ stream: STATE_STREAM })).map((e) => e.payload)).toEqual([session({}).payload, atLimits.payload]);
     // Other streams stay free-form.
     expect((await log.append({ stream: 'audit', type: 'anything', payload: { any: 'shape' } })).seq).toBe(1);
-  },
-  'A29 malformed arguments to append, read, head and the snapshot calls are a ValidationError': async (env) => {
-    const log = await env.open();
+  }),
+  'A29 malformed arguments to append, read, head and the snapshot calls are a ValidationError': onLog(async (log) => {
     await log.append({ stream: 's', type: 't', payload: 1 });
     const calls: Array<[string, () => Promise<unknown>]> = [
       ['head of an object', () => log.head({} as Loose)],
@@ -271,5 +263,5 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
     ];
     for (const [label, call] of calls) await expectError(call, ValidationError, label);
     expect([await log.head('s'), await log.latestSnapshot('s')]).toEqual([1, undefined]);
-  },
+  }),
 });
