@@ -174,31 +174,39 @@ describe('appendTurn', () => {
 });
 
 describe('a received batch', () => {
-  it('appends its events in one statement and folds them together, asking the records, keys and slugs they hold at once', async () => {
+  it('appends its events in one statement and folds them together: the records, keys and slugs asked at once, each table written in a few statements', async () => {
     const { provider, close } = await fresh();
     const source = createInMemoryProvider();
-    /** The round trips of a sync of `count` new memory items, each under a key and updated, and skills, on the driver's own client. */
-    const roundTrips = async (count: number) => {
+    /**
+     * The round trips and statements of a sync of `count` new memory items, each under a key and updated, skills,
+     * and sessions with a turn, on the driver's own client.
+     */
+    const sent = async (count: number) => {
       for (let i = 0; i < count; i += 1) {
-        const item = await source.memory.write({ content: `fact ${i} of ${count}`, key: `fact-${count}-${i}` });
+        const item = await source.memory.write({ content: `fact ${i} of ${count}`, key: `fact-${count}-${i}`, metadata: { i } });
         await source.memory.update(item.id, { content: `fact ${i} of ${count}, updated` });
         await source.skills.upsert({ slug: `skill-${count}-${i}`, body: `how to do ${i}` });
+        const session = await source.sessions.create({ title: `session ${i} of ${count}` });
+        await source.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `turn ${i}` });
       }
       const recorded = recordRoundTrips();
       try {
-        expect((await sync(provider, source)).toA).toBe(3 * count);
+        expect((await sync(provider, source)).toA).toBe(5 * count);
       } finally {
         recorded.stop();
       }
-      return recorded.sent.length;
+      return { roundTrips: recorded.sent.length, statements: recorded.sent.flatMap((text) => text.split(';\n')).length };
     };
     try {
       // The records the batch carries are asked by id in one round trip, before and after the fold (whether a purge
-      // left one, and what the merge kept), and the keys and slugs in one statement a kind; a memory item's row and
-      // metadata are written in the round trips of the statements that follow. So the round trips do not grow with
-      // the events. Appended and folded alone, an item took five.
-      const few = await roundTrips(2);
-      expect(await roundTrips(40)).toBeLessThan(few + 10);
+      // left one, and what the merge kept), and the keys and slugs in one statement a kind; a session's turns are
+      // read only when a rule asks. The fold's records are written a few statements a table, set-based. So neither
+      // the round trips nor the statements grow with the events. Appended and folded alone, an item took five
+      // round trips; folded together but written one by one, each record took a statement or three.
+      const few = await sent(2);
+      const many = await sent(40);
+      expect(many.roundTrips).toBeLessThan(few.roundTrips + 10);
+      expect(many.statements).toBeLessThan(few.statements + 10);
     } finally {
       await close();
     }
