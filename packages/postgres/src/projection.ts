@@ -205,9 +205,12 @@ export class Projection {
     texts: readonly (string | null)[],
     records: readonly { syncVersion: number }[],
   ): Promise<void> {
-    const later = values.filter((_, i) => records[i]!.syncVersion > 1);
+    // What the first step reads of each later version: its id, its place and whether it is deleted.
+    const names = columns.split(', ');
+    const read = ['id', place, 'deleted'].map((name) => names.indexOf(name));
+    const later = values.filter((_, i) => records[i]!.syncVersion > 1).map((row) => read.map((i) => row[i]!));
     if (later.length > 0) {
-      const input = this.#input(table, columns, later);
+      const input = this.#input(table, `id, ${place}, deleted`, later);
       const t = this.db.t(table);
       const dropped =
         table === 'memory'
