@@ -12,9 +12,10 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConflictError, createInMemoryProvider, sync } from '@agentstate/core';
+import { ConflictError, createInMemoryProvider, type MemoryItem, sync } from '@agentstate/core';
 import { Database, openPool } from '../src/database.js';
 import { openPostgres } from '../src/index.js';
+import { Projection } from '../src/projection.js';
 import { freshSchema, testServer } from './cluster.js';
 import { fresh } from './helpers.js';
 
@@ -208,6 +209,34 @@ describe('a received batch', () => {
       expect(many.roundTrips).toBeLessThan(few.roundTrips + 10);
       expect(many.statements).toBeLessThan(few.statements + 10);
     } finally {
+      await close();
+    }
+  });
+});
+
+describe("a fold's set-based writes", () => {
+  it('let a memory item take the key another item of the same batch gives up, whichever the batch lists first', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const { pool } = openPool(url, { max: 1 });
+    const db = new Database(pool, schema, true);
+    try {
+      const a = await provider.memory.write({ content: 'first', key: 'x' });
+      const b = await provider.memory.write({ content: 'second', key: 'y' });
+      const next = (item: MemoryItem, key: string): MemoryItem => ({ ...item, key, syncVersion: item.syncVersion + 1 });
+      // Written one by one in this order, b's new key collided with a's old one, which a gives up after it.
+      await db.transaction((sql) =>
+        new Projection(db).putMany(sql, [
+          { kind: 'memory', record: next(b, 'x') },
+          { kind: 'memory', record: next(a, 'z') },
+        ]),
+      );
+      const rows = await db.rows<{ id: string; key: string }>(`SELECT id, key FROM ${db.t('memory')} WHERE NOT deleted ORDER BY key`);
+      expect(rows).toEqual([
+        { id: b.id, key: 'x' },
+        { id: a.id, key: 'z' },
+      ]);
+    } finally {
+      await db.close();
       await close();
     }
   });
