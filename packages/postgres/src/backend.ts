@@ -152,7 +152,8 @@ export class PostgresBackend implements StateBackend {
    * a `CorruptionError` naming the seq it would take after the head in a dense log, whatever position it took.
    */
   async #receive(sql: Sql, batch: readonly ReceivedEvent[]): Promise<LogEvent[]> {
-    await sql.rows(writersLock(this.db, 'exclusive'));
+    // Taken in the round trip of the head's read, before it.
+    await sql.exec(writersLock(this.db, 'exclusive'));
     const [last] = await sql.rows<{ seq: number; time: string }>(`SELECT seq, time FROM ${this.db.t('events')} WHERE stream = $1 ORDER BY seq DESC LIMIT 1`, [
       STATE_STREAM,
     ]);

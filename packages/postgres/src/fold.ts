@@ -16,7 +16,7 @@ import { changeRecordIds, changeRecords, describeError, foldableChange, operatio
 import type { Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 import type { TableLookups } from './lookups.js';
-import type { Projection } from './projection.js';
+import type { Projection, RecordEntry } from './projection.js';
 
 /** Events read per batch; pending records are written after each. */
 export const FOLD_BATCH = 1_000;
@@ -45,7 +45,7 @@ class FetchingView implements FoldView {
   /** The answers about checkpoints, forgotten whenever a checkpoint entry is written. */
   readonly #checkpointAnswers = new Map<string, unknown>();
   /** Records to write, by kind and id, with the seq of their latest post-image. */
-  readonly pending = new Map<string, { entry: TableEntry; seq: number }>();
+  readonly pending = new Map<string, { entry: RecordEntry; seq: number }>();
   readonly pendingOperations: OperationEntry[] = [];
   /** The history index's rows to write: record ids, and the seqs of the events that changed them. */
   readonly pendingIndex = { ids: [] as string[], seqs: [] as number[] };
@@ -75,9 +75,14 @@ class FetchingView implements FoldView {
     return this.#cached(`turn\u0000${id}`, () => this.tables.turn(id));
   }
 
-  /** Answered from the session's turns by seq, fetched whole once (pending ones replace them). */
+  /** Answered from the session's turns by seq, tombstones too, fetched whole once, the pending turns laid over them. */
   turnsFrom(sessionId: string, fromSeq: number): Turn[] {
-    const turns = this.#cached(`turns\u0000${sessionId}`, async () => new Map((await this.tables.turnsFrom(sessionId, 0)).map((t) => [t.seq, t])));
+    const turns = this.#cached(`turns\u0000${sessionId}`, async () => {
+      const held = new Map((await this.tables.turnsFrom(sessionId, 0)).map((t) => [t.seq, t]));
+      for (const { entry } of this.pending.values())
+        if (entry.kind === 'turn' && entry.record.sessionId === sessionId) held.set(entry.record.seq, entry.record);
+      return held;
+    });
     return [...turns.values()].filter((t) => t.seq >= fromSeq).sort((a, b) => a.seq - b.seq);
   }
 
@@ -192,8 +197,8 @@ class FetchingView implements FoldView {
         answers.set(`turn\u0000${turn.id}`, turn);
         const last = await answer(() => this.lastTurnSeq(turn.sessionId));
         answers.set(`lastTurn\u0000${turn.sessionId}`, Math.max(last, turn.seq));
-        await answer(() => this.turnsFrom(turn.sessionId, 0));
-        (answers.get(`turns\u0000${turn.sessionId}`) as Map<number, Turn>).set(turn.seq, turn);
+        // Fetched only when asked: the fetch lays the pending turns over what it reads.
+        (answers.get(`turns\u0000${turn.sessionId}`) as Map<number, Turn> | undefined)?.set(turn.seq, turn);
         break;
       }
       case 'skill':
@@ -219,10 +224,13 @@ class FetchingView implements FoldView {
     this.pendingOperations.push(entry);
   }
 
-  /** Writes every pending record, in the order of their first event (a view serves one batch). */
+  /** Writes every pending record, operation and history row, a few statements a table (a view serves one batch). */
   async flush(sql: Sql, projection: Projection): Promise<void> {
-    for (const { entry, seq } of this.pending.values()) await putOrCorrupt(() => projection.put(sql, entry), seq);
-    for (const entry of this.pendingOperations) await putOrCorrupt(() => projection.putOperation(sql, entry), entry.seq);
+    await projection.putMany(
+      sql,
+      [...this.pending.values()].map(({ entry }) => entry),
+    );
+    await projection.putOperations(sql, this.pendingOperations);
     await projection.indexRecords(sql, this.pendingIndex.ids, this.pendingIndex.seqs);
   }
 }

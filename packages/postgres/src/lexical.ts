@@ -49,7 +49,13 @@ export function lexicalCandidate(alias: string, tsquery: string): string {
   return `(${alias}.search @@ ${tsquery}::tsquery OR (${alias}.search IS NULL AND NOT ${alias}.deleted))`;
 }
 
+/** A lexeme as the text of a `tsvector` or `tsquery` writes it: quoted, its quotes and backslashes doubled. */
+const quoted = (lexeme: string): string => `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+
+/** The text of the `tsvector` `array_to_tsvector` makes of `lexemes`: the form a JSON row gives the `search` column. */
+export const tsvectorText = (lexemes: readonly string[]): string => lexemes.map(quoted).join(' ');
+
 /** The `tsquery` text of folded query tokens: `'tok':*` terms joined by `&` (or `|`). */
 export function tsQuery(tokens: readonly string[], match: TokenMatch = 'all'): string {
-  return tokens.map((t) => `'${lexeme(t).replaceAll('\\', '\\\\').replaceAll("'", "''")}':*`).join(match === 'all' ? ' & ' : ' | ');
+  return tokens.map((t) => `${quoted(lexeme(t))}:*`).join(match === 'all' ? ' & ' : ' | ');
 }

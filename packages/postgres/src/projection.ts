@@ -9,7 +9,7 @@ import type { ChangeRecord } from '@agentstate/core/backend';
 import { changeRecordIds, changeRecords, operationEntry, skillSearchText, rowCodec, turnInsertion } from '@agentstate/core/backend';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoints.js';
 import type { Database, Sql, Statement } from './database.js';
-import { indexLexemes } from './lexical.js';
+import { indexLexemes, tsvectorText } from './lexical.js';
 import { valueColumn } from './metadata.js';
 
 /** `$1, $2, …` for a column list. */
@@ -18,6 +18,9 @@ const placeholders = (columns: string): string =>
     .split(',')
     .map((_, i) => `$${i + 1}`)
     .join(', ');
+
+/** A record's post-image as a fold writes it. */
+export type RecordEntry = Extract<ChangeRecord, { kind: 'session' | 'turn' | 'skill' | 'memory' }>;
 
 /** Writes records into the projection tables of one schema, through the transaction given. */
 export class Projection {
@@ -44,7 +47,7 @@ export class Projection {
     await this.indexRecords(sql, ids, Array(ids.length).fill(seq));
     const operation = change.payload.operation;
     // A live write's first event carries the hash; its later events (a batch) name the id only.
-    if (operation?.inputHash !== undefined) await this.putOperation(sql, operationEntry(operation, seq));
+    if (operation?.inputHash !== undefined) await this.putOperations(sql, [operationEntry(operation, seq)]);
   }
 
   /**
@@ -68,9 +71,15 @@ export class Projection {
     ]);
   }
 
-  /** Indexes the operation of an idempotent write (no hash: an empty `input_hash`); an id already there is refused by the table's key. */
-  async putOperation(sql: Sql, entry: OperationEntry): Promise<void> {
-    await sql.exec(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, rowCodec.operationValues(entry));
+  /** Indexes the operations of idempotent writes (no hash: an empty `input_hash`) in one statement; an id already there is refused by the table's key. */
+  async putOperations(sql: Sql, entries: readonly OperationEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const rows = entries.map(rowCodec.operationValues);
+    await sql.exec(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])`, [
+      rows.map((r) => r[0]),
+      rows.map((r) => r[1]),
+      rows.map((r) => r[2]),
+    ]);
   }
 
   /** Writes one record's post-image: the single writer behind `apply` and the fold. */
@@ -93,6 +102,131 @@ export class Projection {
       case 'checkpointThreadDeletion':
         return deleteCheckpointThreadRows(this.db, sql, entry.threadId);
     }
+  }
+
+  /**
+   * Writes the post-images of many records, each id once, in a few set-based statements (one per table and step),
+   * for a fold, which holds the writers' lock exclusive: a version after the first updates its row, or inserts it
+   * where there is none (no other writer can have taken the id since the rules looked). The rows a version leaves
+   * (a deletion, a memory key given up) are marked deleted first, so an item of the same batch may take their
+   * key or slug whatever order the table writes rows in; a record that was live loses its vectors, as with `put`.
+   */
+  async putMany(sql: Sql, entries: readonly RecordEntry[]): Promise<void> {
+    const [sessions, turns, skills, memory]: [Session[], Turn[], Skill[], MemoryItem[]] = [[], [], [], []];
+    for (const entry of entries) {
+      if (entry.kind === 'session') sessions.push(entry.record);
+      else if (entry.kind === 'turn') turns.push(entry.record);
+      else if (entry.kind === 'skill') skills.push(entry.record);
+      else memory.push(entry.record);
+    }
+    if (sessions.length > 0) {
+      const input = this.#input('sessions', rowCodec.SESSION_COLUMNS, sessions.map(rowCodec.sessionValues));
+      // The turns of a deleted session stay rows; their vectors go with the session (see `#putSession`).
+      await sql.exec(
+        `WITH ${input.cte}, put AS (INSERT INTO ${this.db.t('sessions')} (${rowCodec.SESSION_COLUMNS}) SELECT ${rowCodec.SESSION_COLUMNS} FROM input
+          ${rowCodec.onConflictUpdate(rowCodec.SESSION_COLUMNS, 'id')})
+         DELETE FROM ${this.db.t('vectors')} WHERE target = 'turn' AND record_id IN
+           (SELECT t.id FROM ${this.db.t('turns')} t JOIN input i ON t.session_id = i.id WHERE i.deleted)`,
+        input.values,
+      );
+    }
+    if (turns.length > 0) {
+      const columns = `${rowCodec.TURN_COLUMNS}, search`;
+      const input = this.#input(
+        'turns',
+        rowCodec.TURN_COLUMNS,
+        turns.map(rowCodec.turnValues),
+        turns.map((turn) => (turn.deleted ? null : turn.content)),
+      );
+      // As `put_turn`: keyed by its place in the session; the row there, if live, loses its vectors.
+      await sql.exec(
+        `WITH ${input.cte}, forgotten AS (DELETE FROM ${this.db.t('vectors')} WHERE target = 'turn' AND record_id IN
+           (SELECT i.id FROM input i JOIN ${this.db.t('turns')} t ON t.session_id = i.session_id AND t.seq = i.seq WHERE NOT t.deleted))
+         INSERT INTO ${this.db.t('turns')} (${columns}) SELECT ${columns} FROM input ${rowCodec.onConflictUpdate(columns, 'session_id, seq')}`,
+        input.values,
+      );
+    }
+    if (skills.length > 0) {
+      const texts = skills.map((skill) => (skill.deleted ? null : skillSearchText(skill)));
+      await this.#upsertMany(sql, 'skills', rowCodec.SKILL_COLUMNS, 'slug', skills.map(rowCodec.skillValues), texts, skills);
+    }
+    if (memory.length === 0) return;
+    const texts = memory.map((item) => (item.deleted ? null : item.content));
+    await this.#upsertMany(sql, 'memory', rowCodec.MEMORY_COLUMNS, 'key', memory.map(rowCodec.memoryValues), texts, memory);
+    // Each live item's metadata leaves, written again whole (`#upsertMany` dropped the old ones).
+    const leaves = memory.flatMap((item) => (item.deleted ? [] : rowCodec.metadataLeaves(item.metadata).map((leaf) => ({ id: item.id, ...leaf }))));
+    if (leaves.length === 0) return;
+    await sql.exec(
+      `INSERT INTO ${this.db.t('memory_meta')} (item_n, path, type, text_value, number_value)
+       SELECT m.n, l.path, l.type, l.text_value, l.number_value FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[])
+         AS l (id, path, type, text_value, number_value) JOIN ${this.db.t('memory')} m ON m.id = l.id`,
+      [
+        leaves.map((l) => l.id),
+        leaves.map((l) => l.path),
+        leaves.map((l) => l.type),
+        leaves.map((l) => (valueColumn(l.type) === 'text_value' ? l.value : null)),
+        leaves.map((l) => (valueColumn(l.type) === 'number_value' ? l.value : null)),
+      ],
+    );
+  }
+
+  /**
+   * The rows `values` of `columns` (with `search`, the lexemes of `texts`, when given) as the common table
+   * expression `input`, read from one JSON parameter by the table's own row type: no column's type is named here.
+   */
+  #input(table: string, columns: string, values: readonly rowCodec.RowValue[][], texts?: readonly (string | null)[]): { cte: string; values: [string] } {
+    const names = columns.split(', ');
+    const rows = values.map((row, r) => {
+      const object: Record<string, rowCodec.RowValue> = {};
+      for (let i = 0; i < names.length; i += 1) object[names[i]!] = row[i]!;
+      const text = texts?.[r];
+      const lexemes = typeof text === 'string' ? indexLexemes(text) : null;
+      if (lexemes !== null) object.search = tsvectorText(lexemes);
+      return object;
+    });
+    const selected = texts === undefined ? columns : `${columns}, search`;
+    return {
+      cte: `input AS (SELECT ${selected} FROM json_populate_recordset(NULL::${this.db.t(table)}, $1::json))`,
+      values: [JSON.stringify(rows)],
+    };
+  }
+
+  /**
+   * Writes skills or memory items (`table`), each once, keyed by id: first the rows that give up their live place
+   * (`place`, in their scope) are marked deleted, and a memory item's vectors (if it was live) and metadata leaves
+   * go; then every row is inserted, or updated where its id stands.
+   */
+  async #upsertMany(
+    sql: Sql,
+    table: 'skills' | 'memory',
+    columns: string,
+    place: 'slug' | 'key',
+    values: readonly rowCodec.RowValue[][],
+    texts: readonly (string | null)[],
+    records: readonly { syncVersion: number }[],
+  ): Promise<void> {
+    // What the first step reads of each later version: its id, its place and whether it is deleted.
+    const names = columns.split(', ');
+    const read = ['id', place, 'deleted'].map((name) => names.indexOf(name));
+    const later = values.filter((_, i) => records[i]!.syncVersion > 1).map((row) => read.map((i) => row[i]!));
+    if (later.length > 0) {
+      const input = this.#input(table, `id, ${place}, deleted`, later);
+      const t = this.db.t(table);
+      const dropped =
+        table === 'memory'
+          ? `, forgotten AS (DELETE FROM ${this.db.t('vectors')} WHERE target = 'memory' AND record_id IN (SELECT m.id FROM ${t} m JOIN input i ON m.id = i.id WHERE NOT m.deleted)),
+             dropped AS (DELETE FROM ${this.db.t('memory_meta')} WHERE item_n IN (SELECT m.n FROM ${t} m JOIN input i ON m.id = i.id))`
+          : '';
+      await sql.exec(
+        `WITH ${input.cte}${dropped}
+         UPDATE ${t} r SET deleted = true FROM input i
+         WHERE r.id = i.id AND NOT r.deleted AND (i.deleted OR r.${place} IS DISTINCT FROM i.${place})`,
+        input.values,
+      );
+    }
+    const input = this.#input(table, columns, values, texts);
+    const all = `${columns}, search`;
+    await sql.exec(`WITH ${input.cte} INSERT INTO ${this.db.t(table)} (${all}) SELECT ${all} FROM input ${rowCodec.onConflictUpdate(all, 'id')}`, input.values);
   }
 
   /**

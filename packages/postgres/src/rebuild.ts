@@ -15,8 +15,9 @@ import { plainCodec, STATE_STREAM } from '@agentstate/core';
 import { describeError, eventFromRow, historyRows, InMemoryState, loadSnapshot } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';
-import { foldPending } from './fold.js';
+import { FOLD_BATCH, foldPending } from './fold.js';
 import { tableLookups } from './lookups.js';
+import type { RecordEntry } from './projection.js';
 import { beginWriting } from './writers-lock.js';
 
 /** The projection's tables, children first. */
@@ -85,11 +86,14 @@ async function restore(backend: PostgresBackend, sql: Sql, snapshot: Snapshot): 
   const state = new InMemoryState();
   state.restore(snapshot);
   const { projection } = backend;
-  for (const record of snapshot.sessions) await projection.put(sql, { kind: 'session', record });
-  for (const record of snapshot.turns) await projection.put(sql, { kind: 'turn', record });
-  for (const record of snapshot.skills) await projection.put(sql, { kind: 'skill', record });
-  for (const record of snapshot.memory) await projection.put(sql, { kind: 'memory', record });
-  for (const entry of snapshot.operations) await projection.putOperation(sql, entry);
+  const records: RecordEntry[] = [
+    ...snapshot.sessions.map((record) => ({ kind: 'session' as const, record })),
+    ...snapshot.turns.map((record) => ({ kind: 'turn' as const, record })),
+    ...snapshot.skills.map((record) => ({ kind: 'skill' as const, record })),
+    ...snapshot.memory.map((record) => ({ kind: 'memory' as const, record })),
+  ];
+  for (let from = 0; from < records.length; from += FOLD_BATCH) await projection.putMany(sql, records.slice(from, from + FOLD_BATCH));
+  await projection.putOperations(sql, snapshot.operations);
   for (const record of snapshot.checkpoints) await projection.put(sql, { kind: 'checkpoint', record });
   for (const record of snapshot.checkpointWrites) await projection.put(sql, { kind: 'checkpointWrite', record });
   return state;

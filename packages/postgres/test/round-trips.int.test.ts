@@ -13,9 +13,10 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConflictError, createInMemoryProvider, sync } from '@agentstate/core';
+import { ConflictError, createInMemoryProvider, type MemoryItem, sync } from '@agentstate/core';
 import { Database, openPool } from '../src/database.js';
 import { openPostgres } from '../src/index.js';
+import { Projection } from '../src/projection.js';
 import { freshSchema, testServer } from './cluster.js';
 import { fresh } from './helpers.js';
 
@@ -185,32 +186,68 @@ describe('appendTurn', () => {
 });
 
 describe('a received batch', () => {
-  it('appends its events in one statement and folds them together, asking the records, keys and slugs they hold at once', async () => {
+  it('appends its events in one statement and folds them together: the records, keys and slugs asked at once, each table written in a few statements', async () => {
     const { provider, close } = await fresh();
     const source = createInMemoryProvider();
-    /** The round trips of a sync of `count` new memory items, each under a key and updated, and skills, on the driver's own client. */
-    const roundTrips = async (count: number) => {
+    /**
+     * The round trips and statements of a sync of `count` new memory items, each under a key and updated, skills,
+     * and sessions with a turn, on the driver's own client.
+     */
+    const sent = async (count: number) => {
       for (let i = 0; i < count; i += 1) {
-        const item = await source.memory.write({ content: `fact ${i} of ${count}`, key: `fact-${count}-${i}` });
+        const item = await source.memory.write({ content: `fact ${i} of ${count}`, key: `fact-${count}-${i}`, metadata: { i } });
         await source.memory.update(item.id, { content: `fact ${i} of ${count}, updated` });
         await source.skills.upsert({ slug: `skill-${count}-${i}`, body: `how to do ${i}` });
+        const session = await source.sessions.create({ title: `session ${i} of ${count}` });
+        await source.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `turn ${i}` });
       }
       const recorded = recordRoundTrips();
       try {
-        expect((await sync(provider, source)).toA).toBe(3 * count);
+        expect((await sync(provider, source)).toA).toBe(5 * count);
       } finally {
         recorded.stop();
       }
-      return recorded.sent.length;
+      return { roundTrips: recorded.sent.length, statements: recorded.sent.flatMap((text) => text.split(';\n')).length };
     };
     try {
       // The records the batch carries are asked by id in one round trip, before and after the fold (whether a purge
-      // left one, and what the merge kept), and the keys and slugs in one statement a kind; a memory item's row and
-      // metadata are written in the round trips of the statements that follow. So the round trips do not grow with
-      // the events. Appended and folded alone, an item took five.
-      const few = await roundTrips(2);
-      expect(await roundTrips(40)).toBeLessThan(few + 10);
+      // left one, and what the merge kept), and the keys and slugs in one statement a kind; a session's turns are
+      // read only when a rule asks. The fold's records are written a few statements a table, set-based. So neither
+      // the round trips nor the statements grow with the events. Appended and folded alone, an item took five
+      // round trips; folded together but written one by one, each record took a statement or three.
+      const few = await sent(2);
+      const many = await sent(40);
+      expect(many.roundTrips).toBeLessThan(few.roundTrips + 10);
+      expect(many.statements).toBeLessThan(few.statements + 10);
     } finally {
+      await close();
+    }
+  });
+});
+
+describe("a fold's set-based writes", () => {
+  it('let a memory item take the key another item of the same batch gives up, whichever the batch lists first', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const { pool } = openPool(url, { max: 1 });
+    const db = new Database(pool, schema, true);
+    try {
+      const a = await provider.memory.write({ content: 'first', key: 'x' });
+      const b = await provider.memory.write({ content: 'second', key: 'y' });
+      const next = (item: MemoryItem, key: string): MemoryItem => ({ ...item, key, syncVersion: item.syncVersion + 1 });
+      // Written one by one in this order, b's new key collided with a's old one, which a gives up after it.
+      await db.transaction((sql) =>
+        new Projection(db).putMany(sql, [
+          { kind: 'memory', record: next(b, 'x') },
+          { kind: 'memory', record: next(a, 'z') },
+        ]),
+      );
+      const rows = await db.rows<{ id: string; key: string }>(`SELECT id, key FROM ${db.t('memory')} WHERE NOT deleted ORDER BY key`);
+      expect(rows).toEqual([
+        { id: b.id, key: 'x' },
+        { id: a.id, key: 'z' },
+      ]);
+    } finally {
+      await db.close();
       await close();
     }
   });
