@@ -46,13 +46,19 @@ describe('agentstate sync', () => {
     expect(onA).toMatch(/changed on [ab]/);
   });
 
-  it('refuses a skill rewritten in one file while the other records its outcome, exit 1, naming the record, and writes nothing', () => {
+  it('merges a skill rewritten in one file while the other records its outcome, and refuses one purged in both to different counts, exit 1, naming the record, and writes nothing', () => {
     const { id } = okJson<{ id: string }>(['skills', 'upsert', 'deploy', '--body', 'v1', '--db', a]);
     ok(['sync', a, b]);
     ok(['skills', 'upsert', 'deploy', '--body', 'v2 on a', '--db', a]);
     ok(['skills', 'outcome', 'deploy', '--success', '--db', b]);
+    ok(['sync', a, b]);
+    const [onA, onB] = [a, b].map((db) => okJson<{ body: string; uses: number; wins: number }>(['skills', 'show', 'deploy', '--json', '--db', db]));
+    expect(onA).toEqual(onB);
+    expect(onA).toMatchObject({ body: 'v2 on a', uses: 1, wins: 1 });
+    ok(['skills', 'outcome', 'deploy', '--failure', '--db', a]);
+    for (const db of [a, b]) ok(['purge', id, '--reason', 'test', '--yes', '--db', db]);
     const heads = [a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head);
-    expect(fails(1, ['sync', a, b])).toContain(`changes record ${id}, which this store changed too`);
+    expect(fails(1, ['sync', a, b])).toContain(`purges skill ${id}, which this store purged apart to other counts or version`);
     expect([a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head)).toEqual(heads);
   });
 
