@@ -141,8 +141,9 @@ async function rawAppend(q: Query, schema: string, instance: string, sessionId: 
       ],
       [`SELECT ${t('bump_session')}(${place(5)})`, [sessionId, wall, 0, instance, now]],
       [
-        `SELECT ${t('put_turn')}(${place(15)})`,
-        [sessionId, turnSeq, id, 'user', content, '', '{}', now, 1, instance, wall, 0, '', false, [...new Set(content.split(' '))]],
+        `SELECT ${t('put_turn')}(${place(16)})`,
+        // A new turn has no append clock of its own (`appended_hlc`): its HLC is its append's.
+        [sessionId, turnSeq, id, 'user', content, '', '{}', now, 1, instance, wall, 0, '', false, null, [...new Set(content.split(' '))]],
       ],
       [
         `INSERT INTO ${t('record_events')} (record_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
