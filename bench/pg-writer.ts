@@ -99,13 +99,14 @@ type Query = (statements: readonly (readonly [text: string, values?: readonly un
  * The statements of one `appendTurn`, as the PostgreSQL store sends them
  * for an existing session. IT MUST MIRROR THE STORE'S WRITE PATH
  * (packages/postgres/src): re-align it whenever that path changes, or the
- * agentstate/raw ratio measures nothing. Today three round trips, each one
+ * agentstate/raw ratio measures nothing. Today two round trips, each one
  * pipeline of statements its connection prepared once (database.ts
  * `TransactionSql`, `pipelined`): `BEGIN`, the writers' lock taken shared
  * (writers-lock.ts), the session locked `FOR UPDATE` with its last turn
  * number read after the lock (the schema's `lock_session`, lookups.ts
- * `session`); the next position, on its own once the write's checks
- * passed, so that a refused write leaves no gap (log.ts `takePosition`);
+ * `session`) and, in the same statement, the next position when the
+ * session is live (a turn without an id of the caller's, which nothing
+ * refuses once its session is found live);
  * then the event (log.ts), the session's bump and the turn's upsert (the
  * schema's `bump_session` and `put_turn`, projection.ts), the history
  * index, `COMMIT` and, when the last went 10 ms ago or more, the
@@ -117,14 +118,16 @@ type Query = (statements: readonly (readonly [text: string, values?: readonly un
 async function rawAppend(q: Query, schema: string, instance: string, sessionId: string, id: string, content: string): Promise<number> {
   const t = (table: string) => `"${schema}".${table}`;
   try {
-    const [, , last] = (await q([
+    const [, , [looked]] = (await q([
       ['BEGIN'],
       [`SELECT pg_advisory_xact_lock_shared(1634953331, hashtext('"${schema}"'))`],
-      [`SELECT session, last_turn FROM ${t('lock_session')}($1)`, [sessionId]],
-    ])) as [unknown, unknown, { last_turn: number | null }[]];
-    const [position] = (await q([[`SELECT nextval('${t('positions')}') AS seq`]])) as [{ seq: number }[]];
-    const turnSeq = (last[0]!.last_turn ?? 0) + 1;
-    const seq = position[0]!.seq;
+      [
+        `SELECT session, last_turn, CASE WHEN session ->> 'deleted' = 'false' THEN nextval('${t('positions')}') END AS position FROM ${t('lock_session')}($1)`,
+        [sessionId],
+      ],
+    ])) as [unknown, unknown, { last_turn: number | null; position: number }[]];
+    const turnSeq = (looked!.last_turn ?? 0) + 1;
+    const seq = looked!.position;
     const now = new Date().toISOString();
     const wall = Date.now();
     const payload = JSON.stringify({
@@ -141,8 +144,9 @@ async function rawAppend(q: Query, schema: string, instance: string, sessionId: 
       ],
       [`SELECT ${t('bump_session')}(${place(5)})`, [sessionId, wall, 0, instance, now]],
       [
-        `SELECT ${t('put_turn')}(${place(15)})`,
-        [sessionId, turnSeq, id, 'user', content, '', '{}', now, 1, instance, wall, 0, '', false, [...new Set(content.split(' '))]],
+        `SELECT ${t('put_turn')}(${place(16)})`,
+        // A new turn has no append clock of its own (`appended_hlc`): its HLC is its append's.
+        [sessionId, turnSeq, id, 'user', content, '', '{}', now, 1, instance, wall, 0, '', false, null, [...new Set(content.split(' '))]],
       ],
       [
         `INSERT INTO ${t('record_events')} (record_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,

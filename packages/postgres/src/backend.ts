@@ -85,13 +85,14 @@ export class PostgresBackend implements StateBackend {
         // A collision inside a savepoint is undone there, but the write must be tried again whole: the others
         // of the group may have read what the colliding writer committed since.
         let collision: unknown;
+        const lookups = tableLookups(this.db, sql, true);
         const tx: StateWriteTx = {
-          ...tableLookups(this.db, sql, true),
+          ...lookups,
           // Through the transaction: the log's own readers would wait for this write, which holds the writers' lock.
           readState: async (afterSeq, limit) => (await this.log.readRows(sql, STATE_STREAM, afterSeq, limit)).map((row) => eventFromRow(row)),
           commit: async (change, meta) => {
             if (!open) throw new ClosedError('this write transaction has ended');
-            return this.#append(sql, change, meta);
+            return this.#append(sql, change, meta, lookups.takenPosition());
           },
           receive: (batch) => {
             if (!open) throw new ClosedError('this write transaction has ended');
@@ -130,11 +131,14 @@ export class PostgresBackend implements StateBackend {
     );
   }
 
-  /** Takes the next position, appends the change there and projects it, inside the open transaction. */
-  async #append(sql: Sql, change: StateChange, meta: EventMeta): Promise<LogEvent> {
+  /**
+   * Appends the change at the next position (or at `taken`, the one its session's look-up took) and projects
+   * it, inside the open transaction.
+   */
+  async #append(sql: Sql, change: StateChange, meta: EventMeta, taken: number | undefined): Promise<LogEvent> {
     const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
     // Taken after every lock the change depends on: a write it depended on took a smaller one.
-    const seq = await this.log.takePosition(sql);
+    const seq = taken ?? (await this.log.takePosition(sql));
     const event = await this.log.appendInTransaction(sql, input, seq, this.#lastTime);
     this.#lastTime = event.time;
     this.#appended = true;

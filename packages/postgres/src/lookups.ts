@@ -32,6 +32,11 @@ export interface TableLookups extends StateLookups {
    */
   byIds(ids: { readonly [K in keyof HeldById]: readonly string[] }): Promise<HeldById>;
   checkpoints: TableCheckpointQueries;
+  /**
+   * The position a session's look-up for an append (`appends`) took for its event, once, while no statement
+   * has run since; else undefined, and the commit takes one.
+   */
+  takenPosition(): number | undefined;
 }
 
 /** What {@link TableLookups.byIds} answers: records and last turn numbers by id. */
@@ -67,6 +72,8 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
   const lock = locking ? ' FOR UPDATE' : '';
   // A session's last turn number, read with its row: valid while no statement has run since (`sql.sent`).
   let lastTurn: { sessionId: string; seq: number; at: number } | undefined;
+  // The position a session's look-up for an append took, valid as `lastTurn` is.
+  let position: { seq: number; at: number } | undefined;
   const one = async <R, T>(text: string, map: (row: R) => T, params: unknown[]): Promise<T | undefined> => {
     const [row] = await sql.rows<R>(text, params);
     return row === undefined ? undefined : map(row);
@@ -95,15 +102,24 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
   };
   return {
     // In a write, a session's look-up is most often followed by its last turn number's (a turn's append):
-    // one call of the schema's function reads both, the number after the row's lock.
-    session: async (id) => {
+    // one call of the schema's function reads both, the number after the row's lock. For an append that
+    // nothing can refuse once the session is live, the event's position comes too, taken after that lock in
+    // the same statement: the round trip of its own is saved, and a session not live takes none.
+    session: async (id, appends = false) => {
       if (!locking) return one<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, rowCodec.sessionFromRow, [id]);
-      const [row] = await sql.rows<{ session: rowCodec.SessionRow | null; last_turn: number | null }>(
-        `SELECT session, last_turn FROM ${db.t('lock_session')}($1)`,
+      const next = appends ? `, CASE WHEN session ->> 'deleted' = 'false' THEN nextval('${db.t('positions')}') END AS position` : '';
+      const [row] = await sql.rows<{ session: rowCodec.SessionRow | null; last_turn: number | null; position?: number | null }>(
+        `SELECT session, last_turn${next} FROM ${db.t('lock_session')}($1)`,
         [id],
       );
       lastTurn = { sessionId: id, seq: row?.last_turn ?? 0, at: sql.sent };
+      position = row?.position == null ? undefined : { seq: row.position, at: sql.sent };
       return row?.session == null ? undefined : rowCodec.sessionFromRow(row.session);
+    },
+    takenPosition: () => {
+      const seq = position?.at === sql.sent ? position.seq : undefined;
+      position = undefined;
+      return seq;
     },
     turnExists: async (id) => (await sql.rows(`SELECT 1 FROM ${db.t('turns')} WHERE id = $1`, [id])).length > 0,
     turn: (id) => one<rowCodec.TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE id = $1`, rowCodec.turnFromRow, [id]),

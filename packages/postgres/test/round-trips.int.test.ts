@@ -4,8 +4,8 @@
  * returns rows, in one pipeline of statements each connection prepares once
  * (a text of several statements: one simple query, values written in as
  * literals). These tests hold both to the parameters they stand for, the errors of waiting
- * statements to the statement that carries them, and an `appendTurn` to three
- * round trips: the look-ups with the lock, the position, then the writes with
+ * statements to the statement that carries them, and an `appendTurn` to two
+ * round trips: the look-ups with the lock and the position, then the writes with
  * the `COMMIT` and the subscribers' wake-up. Its session look-up and turn writes call the schema's functions,
  * so a writer's session plans them once. A wake-up owed for a busy interval rides on the next commit; no timer
  * runs while none is owed.
@@ -13,7 +13,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConflictError, createInMemoryProvider, type MemoryItem, sync } from '@agentstate/core';
+import { ConflictError, createInMemoryProvider, type MemoryItem, NotFoundError, STATE_STREAM, sync } from '@agentstate/core';
 import { Database, openPool } from '../src/database.js';
 import { openPostgres } from '../src/index.js';
 import { Projection } from '../src/projection.js';
@@ -114,7 +114,7 @@ describe('a write transaction', () => {
 });
 
 describe('appendTurn', () => {
-  it('costs three round trips on its connection: the look-ups with the lock, the position, then the writes with the COMMIT and the wake-up', async () => {
+  it('costs two round trips on its connection: the look-ups with the lock and the position, then the writes with the COMMIT and the wake-up', async () => {
     const { provider, url, schema, close } = await fresh();
     const session = await provider.sessions.create({ title: 'round trips' });
     await provider.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
@@ -126,16 +126,35 @@ describe('appendTurn', () => {
       recorded.stop();
       // The other provider's wake-up may go meanwhile, alone.
       const turn = recorded.sent.filter((text) => !alone(text));
-      expect(turn).toHaveLength(3);
-      expect(turn[0]).toMatch(/^BEGIN;\nSELECT pg_advisory_xact_lock_shared\([^;]*;\nSELECT session, last_turn FROM "[^"]+"\.lock_session\(\$1\)$/);
+      expect(turn).toHaveLength(2);
+      // The position is taken after the session's lock, in its statement, only when the session is live.
+      expect(turn[0]).toMatch(
+        /^BEGIN;\nSELECT pg_advisory_xact_lock_shared\([^;]*;\nSELECT session, last_turn, CASE WHEN session ->> 'deleted' = 'false' THEN nextval\('"[^"]+"\.positions'\) END AS position FROM "[^"]+"\.lock_session\(\$1\)$/,
+      );
       // The session's bump and the turn's upsert are calls, not statements the server parses and plans on every
       // write; the wake-up follows the COMMIT, in a transaction of its own.
-      expect(turn[2]).toMatch(
+      expect(turn[1]).toMatch(
         /^INSERT INTO[\s\S]*;\nSELECT "[^"]+"\.bump_session\([^;]*;\nSELECT "[^"]+"\.put_turn\([\s\S]*;\nCOMMIT;\nSELECT set_config\([^;]*pg_notify\([^;]*$/,
       );
     } finally {
       recorded.stop();
       await writer.close();
+      await close();
+    }
+  });
+
+  it('takes no position for a session not live, nor with the look-up when the caller names the turn: a refused append leaves no gap', async () => {
+    const { provider, close } = await fresh();
+    try {
+      const live = await provider.sessions.create({ title: 'live' });
+      const gone = await provider.sessions.create({ title: 'gone' });
+      await provider.sessions.delete(gone.id);
+      await expect(provider.sessions.appendTurn({ sessionId: gone.id, role: 'user', content: 'lost' })).rejects.toBeInstanceOf(NotFoundError);
+      await provider.sessions.appendTurn({ sessionId: live.id, id: 'named', role: 'user', content: 'first' });
+      await expect(provider.sessions.appendTurn({ sessionId: live.id, id: 'named', role: 'user', content: 'again' })).rejects.toBeInstanceOf(ConflictError);
+      await provider.sessions.appendTurn({ sessionId: live.id, role: 'assistant', content: 'second' });
+      expect((await provider.log.read({ stream: STATE_STREAM })).map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+    } finally {
       await close();
     }
   });
@@ -164,9 +183,9 @@ describe('appendTurn', () => {
         await append(`turn ${i}`);
         vi.advanceTimersByTime(2);
       }
-      // 400 ms of appends back to back: three round trips each, one wake-up per 10 ms, each carried by a commit
+      // 400 ms of appends back to back: two round trips each, one wake-up per 10 ms, each carried by a commit
       // (the first of its interval), none in a transaction of its own.
-      expect(recorded.sent.filter((text) => !alone(text))).toHaveLength(615);
+      expect(recorded.sent.filter((text) => !alone(text))).toHaveLength(410);
       expect(carried()).toBe(45);
       expect(recorded.sent.filter(alone)).toHaveLength(0);
       // No commit within the grace after the last interval: the wake-up its commits owe goes alone. A commit in

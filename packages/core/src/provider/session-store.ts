@@ -99,9 +99,10 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
     async appendTurn(input) {
       const draft = parseAppendTurnInput(input);
       // Chained look-ups rather than awaits: on a synchronous backend they cost no promise and no microtask turn.
+      // Without a turn id of the caller's, no "id taken" can refuse the turn once its session is found live.
       const change = await engine.mutate(
         (tx) =>
-          andThen(tx.session(draft.sessionId), (session) =>
+          andThen(tx.session(draft.sessionId, draft.id === undefined), (session) =>
             andThen(session && !session.deleted ? tx.lastTurnSeq(draft.sessionId) : 0, (lastSeq) =>
               andThen(draft.id === undefined ? false : tx.turnExists(draft.id), (taken) => stamper.appendTurn(draft, session, lastSeq, taken)),
             ),

@@ -21,7 +21,13 @@ export type Awaitable<T> = T | Promise<T>;
 
 /** Point look-ups the stamper needs. Tombstones are returned too. */
 export interface StateLookups {
-  session(id: string): Awaitable<Session | undefined>;
+  /**
+   * The session with this id. `appends`: if it is live, the write's next step is the commit of one event
+   * that depends on no lock taken after this look-up, and only a stamp out of range (a clock, a counter at
+   * its largest) can still refuse it; a backend that numbers events by position may take the event's
+   * position here, after the session's lock (docs/contract.md §7, "Positions").
+   */
+  session(id: string, appends?: boolean): Awaitable<Session | undefined>;
   /** True when a turn with this id exists in any session. */
   turnExists(id: string): Awaitable<boolean>;
   /** The turn with this id (live or tombstone), in any session. */
