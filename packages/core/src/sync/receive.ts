@@ -17,7 +17,7 @@ import { lacks } from '../log/vector.js';
 import type { Engine } from '../provider/engine.js';
 import { recordEvents } from '../provider/history.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
-import type { Awaitable, ReceivedEvent, StateLookups } from '../write/backend.js';
+import type { ReceivedEvent, StateLookups } from '../write/backend.js';
 import { isGlobalScope } from '../records/scope.js';
 import { coveredNote, inSubtree, outsideScope, partialNote, type SyncCoverage, syncScope } from './scope.js';
 import type { SendContext } from './send.js';
@@ -122,10 +122,11 @@ export async function receiveEvents(
   return engine.transact(async (tx) => {
     if (tx.receive === undefined || tx.append === undefined) throw new UnavailableError('this store does not sync yet: its backend cannot receive events');
     // Read once, in the queue: no other receive of this store moves them before this one commits.
-    const [held, replicaId, partialBefore] = await Promise.all([sync.vector(), sync.identity(), coverage.partial()]);
+    const [held, replicaId, partial] = await Promise.all([sync.vector(), sync.identity(), coverage.partial()]);
     const known = coverage.vector(held, scope);
     await checkOrder(sync, known, from, prepared, { held, replicaId });
-    const partial = await markPartial(tx.append, prepared, { held, replicaId, partial: partialBefore });
+    // Held in part from this batch on, noted with it.
+    const pinned = wholeUntilNow(prepared, { held, replicaId, partial });
     const fresh: Array<{ event: SyncEvent } & ReceivedEvent> = [];
     for (const item of prepared) {
       const { origin, originSeq } = item.event;
@@ -134,7 +135,7 @@ export async function receiveEvents(
         const mine = await sync.atOrigin(origin, originSeq);
         if (mine !== undefined && sameEvent(toSyncEvent(mine, replicaId), item, upcasters)) continue;
         // A gap of an origin held in part: the event is new here.
-        if (mine === undefined && partial.has(origin)) {
+        if (mine === undefined && (partial.has(origin) || Object.hasOwn(pinned, origin))) {
           fresh.push(item);
           continue;
         }
@@ -181,7 +182,11 @@ export async function receiveEvents(
     for (const { change } of fresh) hlc.observe(changeHlc(change));
     // A finished sync's word, noted with the batch that completes it: only the entries that raise what the store knew.
     const raised = noting ? Object.entries(covered).filter(([origin, seq]) => seq > (known[origin] ?? 0)) : [];
-    if (raised.length > 0) await tx.append([coveredNote(scope, Object.fromEntries(raised))]);
+    const notes = [
+      ...(Object.keys(pinned).length > 0 ? [partialNote(pinned)] : []),
+      ...(raised.length > 0 ? [coveredNote(scope, Object.fromEntries(raised))] : []),
+    ];
+    if (notes.length > 0) await tx.append(notes);
     const changes = fresh.length > 0 && context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : fresh.map(({ change }) => change);
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
@@ -219,21 +224,17 @@ async function checkOrder(
 }
 
 /**
- * Notes, before a batch is written and in its transaction, each origin it brings that the store held whole until
- * now, with how far: from the first receive on, what the store holds of an origin is what a finished sync's word
- * says (events may come out of their origin's order, or only those of a subtree). The note stays true whatever
- * the batch does. Answers the origins held in part from now on.
+ * Each origin the batch brings that the store held whole until now, with how far: from the first receive on, what
+ * the store holds of an origin is what a finished sync's word says (events may come out of their origin's order, or
+ * only those of a subtree). Its `sync.partial` note commits with the batch, so no crash leaves a gap the log's
+ * vector would overstate.
  */
-async function markPartial(
-  append: (inputs: readonly AppendInput[]) => Awaitable<void>,
+function wholeUntilNow(
   prepared: readonly { event: SyncEvent }[],
   { held, replicaId, partial }: { held: Vector; replicaId: string; partial: ReadonlyMap<string, number> },
-): Promise<ReadonlyMap<string, number>> {
+): Vector {
   const whole = prepared.map(({ event }) => event.origin).filter((origin) => origin !== replicaId && !partial.has(origin));
-  if (whole.length === 0) return partial;
-  const vector = Object.fromEntries(whole.map((origin) => [origin, held[origin] ?? 0]));
-  await append([partialNote(vector)]);
-  return new Map([...partial, ...Object.entries(vector)]);
+  return Object.fromEntries(whole.map((origin) => [origin, held[origin] ?? 0]));
 }
 
 /**
