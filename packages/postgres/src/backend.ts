@@ -98,6 +98,11 @@ export class PostgresBackend implements StateBackend {
             if (!open) throw new ClosedError('this write transaction has ended');
             return this.#receive(sql, batch);
           },
+          append: async (inputs) => {
+            if (!open) throw new ClosedError('this write transaction has ended');
+            for (const input of inputs) await this.log.appendChecked(sql, input);
+            this.#appended = true;
+          },
           savepoint: async (inner) => {
             if (!open) throw new ClosedError('this write transaction has ended');
             const name = `s${savepoints++}`;
@@ -156,16 +161,18 @@ export class PostgresBackend implements StateBackend {
    * a `CorruptionError` naming the seq it would take after the head in a dense log, whatever position it took.
    */
   async #receive(sql: Sql, batch: readonly ReceivedEvent[]): Promise<LogEvent[]> {
-    // Taken in the round trip of the head's read, before it.
+    // Taken in the round trip of the head's read, before it, and the batch's positions after it.
     await sql.exec(writersLock(this.db, 'exclusive'));
-    const [last] = await sql.rows<{ seq: number; time: string }>(`SELECT seq, time FROM ${this.db.t('events')} WHERE stream = $1 ORDER BY seq DESC LIMIT 1`, [
-      STATE_STREAM,
-    ]);
+    const [[last], positions] = (await sql.batch([
+      [`SELECT seq, time FROM ${this.db.t('events')} WHERE stream = $1 ORDER BY seq DESC LIMIT 1`, [STATE_STREAM]],
+      [`SELECT nextval('${this.db.t('positions')}') AS seq FROM generate_series(1, $1)`, [batch.length]],
+    ])) as [({ seq: number; time: string } | undefined)[], { seq: number }[]];
     const head = last?.seq ?? 0;
-    // Appended in two statements and folded together, the fold's look-ups and writes shared by the batch.
+    // Appended in one statement a thousand and folded together, the fold's look-ups and writes shared by the batch.
     const events = await this.log.appendReceived(
       sql,
       batch.map(({ input }) => input),
+      positions.map((row) => row.seq),
       last?.time,
     );
     try {

@@ -141,6 +141,12 @@ export class PostgresLog implements Log {
     return this.#insert(sql, input, seq, last?.time, true);
   }
 
+  /** @internal Appends an event of a stream other than `state`, checked as {@link append} checks it, inside the caller's transaction. */
+  async appendChecked(sql: Sql, input: AppendInput): Promise<LogEvent> {
+    const { seq, previous } = await this.#nextSeq(sql, checkStream(input.stream));
+    return (await this.#insert(sql, input, seq, previous, true)).event;
+  }
+
   /** @internal The next position of the `state` stream, taken inside the caller's write transaction. */
   async takePosition(sql: Sql): Promise<number> {
     const [row] = await sql.rows<{ seq: number }>(`SELECT nextval('${this.db.t('positions')}') AS seq`);
@@ -182,13 +188,11 @@ export class PostgresLog implements Log {
 
   /**
    * @internal Appends received `state` events inside the caller's write transaction, which holds the writers'
-   * lock exclusive: their positions in one statement, their rows in one statement a thousand, after the last
-   * event's time `previous`. Their payloads were checked by the receive.
+   * lock exclusive, at the positions it took for them (`taken`, one each, in any order): their rows in one
+   * statement a thousand, after the last event's time `previous`. Their payloads were checked by the receive.
    */
-  async appendReceived(sql: Sql, inputs: readonly AppendInput[], previous: string | undefined): Promise<LogEvent[]> {
-    if (inputs.length === 0) return [];
-    const positions = await sql.rows<{ seq: number }>(`SELECT nextval('${this.db.t('positions')}') AS seq FROM generate_series(1, $1)`, [inputs.length]);
-    const seqs = positions.map((row) => Number(row.seq)).sort((a, b) => a - b);
+  async appendReceived(sql: Sql, inputs: readonly AppendInput[], taken: readonly number[], previous: string | undefined): Promise<LogEvent[]> {
+    const seqs = [...taken].sort((a, b) => a - b);
     const events: LogEvent[] = [];
     for (let from = 0; from < inputs.length; from += RECEIVED_ROWS) {
       const params: unknown[] = [];
@@ -272,17 +276,21 @@ export class PostgresLog implements Log {
   }
 
   /**
-   * As {@link Log.vector}. Not up to the high-water mark: a receive reads it while its own write holds the
-   * writers' lock, which the mark would wait for. Received events commit under the lock exclusive, so every
-   * origin's entry is settled; the own entry is the head.
+   * As {@link Log.vector}: its own entry the settled head, as {@link head} answers it, in the round trip of the
+   * mark (`settled_position()` sets it for the statement after it, which starts once it is settled). Received
+   * events commit under the writers' lock exclusive, so every origin's entry is settled.
    */
   async vector(): Promise<Vector> {
     const own = await this.identity();
-    const rows = await this.db.rows<{ origin: string | null; seq: number | null }>(
-      `WITH RECURSIVE ${this.#origins()}
-       SELECT NULL AS origin, max(seq) AS seq FROM ${this.db.t('events')} WHERE stream = '${STATE_STREAM}'
+    const [, rows] = (await this.db.batch([
+      [`SELECT set_config('agentstate.settled', ${this.db.t('settled_position')}()::text, true)`],
+      [
+        `WITH RECURSIVE ${this.#origins()}
+       SELECT NULL AS origin, (SELECT seq FROM ${this.db.t('events')} WHERE stream = '${STATE_STREAM}' AND seq <= current_setting('agentstate.settled')::bigint
+         ORDER BY seq DESC LIMIT 1) AS seq
        UNION ALL SELECT origin, (SELECT max(origin_seq) FROM ${this.db.t('events')} e WHERE e.origin = o.origin) FROM origins o WHERE origin IS NOT NULL`,
-    );
+      ],
+    ])) as [unknown, { origin: string | null; seq: number | null }[]];
     return Object.fromEntries(rows.map((row) => [row.origin ?? own, row.seq ?? 0]));
   }
 

@@ -109,6 +109,12 @@ export class SqliteBackend implements StateBackend {
             );
           });
         },
+        append: (inputs) => {
+          if (!open) throw new ClosedError('this write transaction has ended');
+          conn.onWriter(() => {
+            for (const input of inputs) this.log.appendChecked(input);
+          });
+        },
         savepoint: async (inner) => {
           if (!open) throw new ClosedError('this write transaction has ended');
           const name = `s${savepoints++}`;

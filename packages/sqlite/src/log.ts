@@ -112,7 +112,7 @@ export class SqliteLog implements Log {
     return mapErrors(() =>
       this.conn.exclusive(() =>
         this.conn.immediateWhenFree(() => {
-          const { event, text } = this.#appendChecked(input);
+          const { event, text } = this.appendChecked(input);
           return { ...event, payload: JSON.parse(text) as P };
         }),
       ),
@@ -139,7 +139,7 @@ export class SqliteLog implements Log {
               const head = heads.get(stream) ?? { seq: this.headNow(stream) };
               const seq = head.seq + 1;
               const previous = head.time;
-              const { event } = this.#appendChecked(input, seq, previous === undefined ? undefined : () => previous);
+              const { event } = this.appendChecked(input, seq, previous === undefined ? undefined : () => previous);
               heads.set(stream, { seq, time: event.time });
               return event;
             } catch (error) {
@@ -153,8 +153,11 @@ export class SqliteLog implements Log {
     );
   }
 
-  /** Appends an event from outside the stores: a `state` event must be one the decoder reads. */
-  #appendChecked<P>(input: AppendInput<P>, seq?: number, previous?: () => string | undefined): { event: LogEvent<P>; text: string } {
+  /**
+   * @internal Appends an event from outside the stores (a `state` event must be one the decoder reads), inside
+   * the open write transaction: at `seq`, or after the stream's head.
+   */
+  appendChecked<P>(input: AppendInput<P>, seq?: number, previous?: () => string | undefined): { event: LogEvent<P>; text: string } {
     return this.#insert(input, seq, previous, { upcasters: this.#upcasters });
   }
 

@@ -59,6 +59,9 @@ export class InMemoryBackend implements StateBackend {
       ...this.queries,
       commit: (change, meta) => this.#commit(change, meta),
       receive: (batch) => this.#receive(batch),
+      append: async (inputs) => {
+        for (const input of inputs) await this.log.append(input);
+      },
       savepoint: (fn) => fn(),
     };
   }

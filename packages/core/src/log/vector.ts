@@ -5,3 +5,10 @@ import type { Vector } from './log.js';
 export function lacks(vector: Vector, origin: string, originSeq: number): boolean {
   return originSeq > (Object.hasOwn(vector, origin) ? vector[origin]! : 0);
 }
+
+/** What a store holding both `a` and `b` holds: each origin's higher seq. */
+export function mergeVectors(a: Vector, b: Vector): Vector {
+  const out: Record<string, number> = { ...a };
+  for (const [origin, seq] of Object.entries(b)) out[origin] = Math.max(out[origin] ?? 0, seq);
+  return out;
+}

@@ -162,10 +162,8 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     purge: (input) => purgeRecords(engine, input),
     replicaId: () => backend.log.identity(),
     async vector(vectorOptions = {}) {
-      const log = syncLog(backend.log);
-      // Its own entry up to the settled head: a PostgreSQL event still committing below it is not yet held.
-      const [held, own, head] = await Promise.all([log.vector(), log.identity(), log.head(STATE_STREAM)]);
-      return coverage.vector({ ...held, [own]: head }, syncScope(vectorOptions.scope));
+      const [held] = await Promise.all([syncLog(backend.log).vector(), coverage.partial()]);
+      return coverage.vector(held, syncScope(vectorOptions.scope));
     },
     changes: (vector, changeOptions = {}) => sendChanges(backend.log, sendContext, vector, changeOptions),
     receive: (events, receiveOptions = {}) => receiveEvents(engine, backend.log, hlc, events, { ...receiveOptions, ...receiveContext }),

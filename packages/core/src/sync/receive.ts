@@ -19,7 +19,7 @@ import { recordEvents } from '../provider/history.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
 import type { ReceivedEvent, StateLookups } from '../write/backend.js';
 import { isGlobalScope } from '../records/scope.js';
-import { inSubtree, outsideScope, type SyncCoverage, syncScope } from './scope.js';
+import { coveredNote, inSubtree, outsideScope, partialNote, type SyncCoverage, syncScope } from './scope.js';
 import type { SendContext } from './send.js';
 import { checkSyncEvent, type SyncEvent, toSyncEvent } from './wire.js';
 
@@ -116,17 +116,17 @@ export async function receiveEvents(
     const sessionScope = async (id: string) => sessions.get(id) ?? (await context.sessionScope(id));
     for (const [i, { change }] of prepared.entries()) if (!(await inSubtree(change, scope, sessionScope))) throw outsideScope(i, scope);
   }
-  if (prepared.length === 0) {
-    // Nothing to append: a finished sync's word is noted without a transaction.
-    if (covered !== undefined && Object.keys(covered).length > 0) await coverage.record(await sync.vector(), scope, covered);
-    return { received: 0, skipped: 0 };
-  }
-  // Read once for both checks before the transaction, which reads the vector again under its lock.
-  const [heldBefore, replicaId, partialBefore] = await Promise.all([sync.vector(), sync.identity(), coverage.partial()]);
-  await checkOrder(sync, coverage.vectorAsRead(heldBefore, scope), from, prepared, { held: heldBefore, replicaId });
-  const partial = await markPartial(coverage, prepared, { held: heldBefore, replicaId, partial: partialBefore });
-  const result = await engine.transact(async (tx) => {
-    const held = await sync.vector();
+  const noting = covered !== undefined && Object.keys(covered).length > 0;
+  if (prepared.length === 0 && !noting) return { received: 0, skipped: 0 };
+  // One transaction of the engine's queue: the checks, the batch and the sync's notes, read once and written together.
+  return engine.transact(async (tx) => {
+    if (tx.receive === undefined || tx.append === undefined) throw new UnavailableError('this store does not sync yet: its backend cannot receive events');
+    // Read once, in the queue: no other receive of this store moves them before this one commits.
+    const [held, replicaId, partial] = await Promise.all([sync.vector(), sync.identity(), coverage.partial()]);
+    const known = coverage.vector(held, scope);
+    await checkOrder(sync, known, from, prepared, { held, replicaId });
+    // Held in part from this batch on, noted with it.
+    const pinned = wholeUntilNow(prepared, { held, replicaId, partial });
     const fresh: Array<{ event: SyncEvent } & ReceivedEvent> = [];
     for (const item of prepared) {
       const { origin, originSeq } = item.event;
@@ -135,7 +135,7 @@ export async function receiveEvents(
         const mine = await sync.atOrigin(origin, originSeq);
         if (mine !== undefined && sameEvent(toSyncEvent(mine, replicaId), item, upcasters)) continue;
         // A gap of an origin held in part: the event is new here.
-        if (mine === undefined && partial.has(origin)) {
+        if (mine === undefined && (partial.has(origin) || Object.hasOwn(pinned, origin))) {
           fresh.push(item);
           continue;
         }
@@ -171,20 +171,25 @@ export async function receiveEvents(
       for (const id of changeRecordIds(item.change)) versions.set(id, (versions.get(id) ?? 0) + 1);
     }
     const skipped = prepared.length - fresh.length;
-    if (fresh.length === 0) return { result: { received: 0, skipped }, changes: [], seqs: [] };
-    if (tx.receive === undefined) throw new UnavailableError('this store does not sync yet: its backend cannot receive events');
-    let stored: LogEvent[];
-    try {
-      stored = await tx.receive(fresh);
-    } catch (error) {
-      throw concurrent(error, fresh, held[replicaId] ?? 0);
+    let stored: LogEvent[] = [];
+    if (fresh.length > 0) {
+      try {
+        stored = await tx.receive(fresh);
+      } catch (error) {
+        throw concurrent(error, fresh, held[replicaId] ?? 0);
+      }
     }
     for (const { change } of fresh) hlc.observe(changeHlc(change));
-    const changes = context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : fresh.map(({ change }) => change);
+    // A finished sync's word, noted with the batch that completes it: only the entries that raise what the store knew.
+    const raised = noting ? Object.entries(covered).filter(([origin, seq]) => seq > (known[origin] ?? 0)) : [];
+    const notes = [
+      ...(Object.keys(pinned).length > 0 ? [partialNote(pinned)] : []),
+      ...(raised.length > 0 ? [coveredNote(scope, Object.fromEntries(raised))] : []),
+    ];
+    if (notes.length > 0) await tx.append(notes);
+    const changes = fresh.length > 0 && context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : fresh.map(({ change }) => change);
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
-  if (covered !== undefined && Object.keys(covered).length > 0) await coverage.record(await sync.vector(), scope, covered);
-  return result;
 }
 
 /**
@@ -219,20 +224,17 @@ async function checkOrder(
 }
 
 /**
- * Notes, before a batch is written, each origin it brings that the store held whole until now, with
- * how far: from the first receive on, what the store holds of an origin is what a finished sync's
- * word says (events may come out of their origin's order, or only those of a subtree). Written first,
- * so no crash leaves a gap the log's vector would overstate; the note stays true whatever the batch does.
+ * Each origin the batch brings that the store held whole until now, with how far: from the first receive on, what
+ * the store holds of an origin is what a finished sync's word says (events may come out of their origin's order, or
+ * only those of a subtree). Its `sync.partial` note commits with the batch, so no crash leaves a gap the log's
+ * vector would overstate.
  */
-async function markPartial(
-  coverage: SyncCoverage,
+function wholeUntilNow(
   prepared: readonly { event: SyncEvent }[],
   { held, replicaId, partial }: { held: Vector; replicaId: string; partial: ReadonlyMap<string, number> },
-): Promise<ReadonlyMap<string, number>> {
+): Vector {
   const whole = prepared.map(({ event }) => event.origin).filter((origin) => origin !== replicaId && !partial.has(origin));
-  if (whole.length === 0) return partial;
-  await coverage.markPartial(Object.fromEntries(whole.map((origin) => [origin, held[origin] ?? 0])));
-  return coverage.partial();
+  return Object.fromEntries(whole.map((origin) => [origin, held[origin] ?? 0]));
 }
 
 /**

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { CorruptionError, ValidationError } from '../errors.js';
 import { changeRecords } from '../log/changes.js';
 import type { StateChange } from '../log/events.js';
-import type { Log, Vector } from '../log/log.js';
+import type { AppendInput, Log, Vector } from '../log/log.js';
 import { StreamFollower } from '../log/stream-follower.js';
 import { parseInput } from '../records/inputs.js';
 import { type Scope, scopeSchema } from '../records/records.js';
@@ -70,44 +70,27 @@ export class SyncCoverage {
   readonly #partial = new Map<string, number>();
   readonly #covered = new Map<string, Map<string, number>>();
 
-  constructor(private readonly log: Log) {
+  constructor(log: Log) {
     this.#follower = new StreamFollower(log, SYNC_STREAM, (event) => this.#apply(event.type, event.payload, event.seq));
   }
 
-  /** The origins held in part, each with the seq up to which all of it is held. */
+  /** Catches up with the stream: the origins held in part, each with the seq up to which all of it is held. */
   async partial(): Promise<ReadonlyMap<string, number>> {
     await this.#follower.catchUp();
     return this.#partial;
   }
 
   /**
-   * What the store holds of the subtree at `scope`, for each origin: the highest origin seq up to which
-   * it holds every event lying there. `held` is the log's vector: right for an origin held whole.
+   * What the store holds of the subtree at `scope`, for each origin: the highest origin seq up to which it holds
+   * every event lying there, from the stream as the last {@link partial} read it (no `head` read of its own).
+   * `held` is the log's vector: right for an origin held whole.
    */
-  async vector(held: Vector, scope: Scope): Promise<Vector> {
-    await this.#follower.catchUp();
-    return this.vectorAsRead(held, scope);
-  }
-
-  /** As {@link vector}, from the stream as its last read left it (by `vector` or `partial`): no `head` read. */
-  vectorAsRead(held: Vector, scope: Scope): Vector {
+  vector(held: Vector, scope: Scope): Vector {
     const out: Record<string, number> = { ...held };
     // An origin pinned before anything of it was held stays unnamed until a sync's word covers it.
     for (const [origin, seq] of this.#partial) if (seq > 0 || origin in out) out[origin] = seq;
     for (const at of scopeChain(scope)) for (const [origin, seq] of this.#covered.get(scopeKey(at)) ?? []) out[origin] = Math.max(out[origin] ?? 0, seq);
     return out;
-  }
-
-  /** Notes the origins of `vector` as held in part from now on, each held whole up to its seq. */
-  async markPartial(vector: Vector): Promise<void> {
-    if (Object.keys(vector).length > 0) await this.log.append({ stream: SYNC_STREAM, type: SyncEventTypes.Partial, payload: { vector } });
-  }
-
-  /** Notes that the store holds every event lying in `scope` up to `covered`: only the entries that raise what it knew. */
-  async record(held: Vector, scope: Scope, covered: Vector): Promise<void> {
-    const known = await this.vector(held, scope);
-    const vector = Object.fromEntries(Object.entries(covered).filter(([origin, seq]) => seq > (known[origin] ?? 0)));
-    if (Object.keys(vector).length > 0) await this.log.append({ stream: SYNC_STREAM, type: SyncEventTypes.Covered, payload: { scope, vector } });
   }
 
   #apply(type: string, payload: unknown, seq: number): void {
@@ -122,6 +105,16 @@ export class SyncCoverage {
     for (const [origin, n] of Object.entries(vector)) covered.set(origin, Math.max(covered.get(origin) ?? 0, n));
     this.#covered.set(scopeKey(scope), covered);
   }
+}
+
+/** The note that the origins of `vector` are held in part from now on, each held whole up to its seq. */
+export function partialNote(vector: Vector): AppendInput {
+  return { stream: SYNC_STREAM, type: SyncEventTypes.Partial, payload: { vector } };
+}
+
+/** The note that the store holds every event lying in `scope` up to `vector`. */
+export function coveredNote(scope: Scope, vector: Vector): AppendInput {
+  return { stream: SYNC_STREAM, type: SyncEventTypes.Covered, payload: { scope, vector } };
 }
 
 /** Refuses a batch event outside `scope`: a `ValidationError` naming it. */

@@ -4,7 +4,9 @@ import type { RetentionStore } from '../provider/retention.js';
 import type { EventSourcedProvider } from '../provider/types.js';
 import type { ScopeInput } from '../records/scope.js';
 import { syncScope } from './scope.js';
+import { canonicalJson } from '../log/json.js';
 import type { Vector } from '../log/log.js';
+import { mergeVectors } from '../log/vector.js';
 import type { SyncEvent, SyncPlace } from './wire.js';
 
 /** A store that syncs: what {@link sync} calls. With its `replicaId`, an interrupted sync resumes after its own events received. */
@@ -72,13 +74,17 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
   // Policies are few, and merge as a last-writer-wins map: exchanged whole, one call to `b`. A removal names no
   // scope, so, like checkpoints, policies travel only when the whole store does.
   if (scoped.scope === undefined || scoped.scope.length === 0) {
-    const atB = await b.retention.merge((await a.retention.merge([])).changes);
+    const atA = (await a.retention.merge([])).changes;
+    const atB = await b.retention.merge(atA);
     summary.toB += atB.received;
-    summary.toA += (await a.retention.merge(atB.changes)).received;
+    // `b` holding just what `a` sent, `a` has nothing to take back.
+    if (canonicalJson(atB.changes) !== canonicalJson(atA)) summary.toA += (await a.retention.merge(atB.changes)).received;
   }
-  for (const [from, to, side] of [[b, a, 'toA'] as const, [a, b, 'toB'] as const]) {
-    // What the receiver holds for sure, and what the sender does: once every event it lacks is in, it holds the sender's too.
-    const [lacking, covered, sender] = await Promise.all([to.vector(scoped), from.vector(scoped), from.replicaId?.()]);
+  // What each holds for sure, read once: a direction sends what its receiver lacks of it, and once every event it
+  // lacks is in, the receiver holds the sender's too, and its own: so the second direction's word is both vectors'.
+  const [atA, atB, idA, idB] = await Promise.all([a.vector(scoped), b.vector(scoped), a.replicaId?.(), b.replicaId?.()]);
+  const both = mergeVectors(atA, atB);
+  for (const [from, to, side, lacking, covered, sender] of [[b, a, 'toA', atA, atB, idB] as const, [a, b, 'toB', atB, both, idA] as const]) {
     let after: SyncPlace | undefined;
     // Whether the last batch carried `covered`.
     let done = false;

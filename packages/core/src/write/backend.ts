@@ -137,6 +137,11 @@ export interface StateWriteTx extends StateLookups {
    */
   receive?(batch: readonly ReceivedEvent[]): Awaitable<LogEvent[]>;
   /**
+   * Optional (a backend that syncs): appends `inputs`, events of streams other than `state` (a receive's
+   * `sync` bookkeeping), checked as the log's `append` checks them, in this transaction: they commit with it.
+   */
+  append?(inputs: readonly AppendInput[]): Awaitable<void>;
+  /**
    * Optional: the `state` events after `afterSeq` (at most `limit`) as this
    * transaction sees them. A backend whose log readers wait for writers in
    * flight (PostgreSQL's high-water mark) must offer it, or a write reading

@@ -1,11 +1,14 @@
-/** Y65–Y66: a receive folds an origin's events in their order (docs/contract.md §12, "Order"), on the pairs of sync.ts. */
+/**
+ * Y65–Y66: a receive folds an origin's events in their order (docs/contract.md §12, "Order"); Y91: a refused batch
+ * writes no bookkeeping either. On the pairs of sync.ts.
+ */
 import type { EventSourcedProvider, SyncPeer } from '@agentstate/core';
 import { createInMemoryProvider, STATE_STREAM, SYNC_STREAM, SyncConflictError, sync } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { checks, needing, property, type ProviderCheck } from '../suite/harness.js';
-import { arbReplicaOp, eachClockedPair, expectConverged, runReplicaOps } from './sync.js';
+import { arbReplicaOp, eachClockedPair, eachPair, expectConverged, runReplicaOps } from './sync.js';
 
 /** The heads of every stream a receive may write: the events and the bookkeeping. */
 const heads = (p: EventSourcedProvider) => Promise.all([p.log.head(STATE_STREAM), p.log.head(SYNC_STREAM)]);
@@ -77,6 +80,24 @@ export const syncOrderChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         await expectConverged([a, b]);
       });
     }),
+
+  'Y91 a batch refused as concurrent by a store that never received from its origin writes nothing, not even its sync notes': needing([], async (env) => {
+    await eachPair(env, async (a, b) => {
+      // Both hold the skill from a third store, not from each other.
+      const third = env.closes(createInMemoryProvider());
+      const skill = await third.skills.upsert({ slug: 'unlock', body: 'steps' });
+      await sync(a, third);
+      await sync(b, third);
+      await a.skills.recordOutcome(skill.id, { success: true });
+      await a.purge({ id: skill.id, reason: 'request of the owner' });
+      await b.purge({ id: skill.id, reason: 'request of the owner' });
+      // The first batch into `a`, from `b`, which purged the skill to other counts.
+      const before = await heads(a);
+      const refused = await expectError(() => sync(a, b), SyncConflictError);
+      expect([refused.reason, refused.record]).toEqual(['concurrent', skill.id]);
+      expect(await heads(a), 'no event, no sync.partial, no sync.covered').toEqual(before);
+    });
+  }),
 
   "Y66 property: 3 stores each working in two tenants' subtrees, synced whole or by tenant, some syncs' first batch received late and some stopped: after a final exchange every store reads the same, equal to a replay of its log":
     needing([], async (env) => {
