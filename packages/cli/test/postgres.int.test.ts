@@ -239,11 +239,12 @@ describe('agentstate --db postgres://…', () => {
     const onLaptop = ok(['memory', 'write', 'Written on the laptop', '--db', file]).trim();
     expect(okJson(['sync', file, db, '--json'])).toMatchObject({ toA: 1, toB: 1 });
     expect(okJson(['sync', db, file, '--json'])).toMatchObject({ toA: 0, toB: 0 });
-    // Each side lists the other's origin with how far it holds it (the laptop's vector: its head), a schema as a file.
+    // Each side lists the other's origin with how far it holds it, a schema as a file: the laptop's entry is the one
+    // its vector had when the sync read it, before the pull (its one write); the server's is its head after the push.
     const [server, laptop] = [okJson<{ replica: string }>(['stats', '--db', db]), okJson<{ replica: string }>(['stats', '--db', file])];
     expect(okJson(['stats', '--db', db]).origins).toEqual(
       expect.arrayContaining([
-        { origin: laptop.replica, seq: 2 },
+        { origin: laptop.replica, seq: 1 },
         { origin: server.replica, seq: 2 },
       ]),
     );
