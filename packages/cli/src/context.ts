@@ -52,7 +52,7 @@ const FLAGS = {
   operationId: ['--operation-id <id>', 'make the write idempotent: run again with this id and the same input, it prints the first result and writes nothing'],
   descendants: ['--descendants', 'with a scope: include the scopes below it'],
   parents: ['--parents', 'with a scope: include its parent scopes'],
-  match: ['--match <how>', 'all or any query token must match', oneOf(TOKEN_MATCHES)],
+  match: ['--match <how>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(TOKEN_MATCHES)],
   limit: ['--limit <n>', 'at most this many (default: all)', positiveInt],
   cursor: ['--cursor <cursor>', 'resume after the page that printed this cursor (same other options)'],
 } satisfies Record<string, [string, string, ((value: string) => unknown)?]>;

@@ -9,8 +9,8 @@
  * long fold on open is told of on stderr (`foldProgress`).
  */
 import type { EventSourcedProvider, Provider } from '@agentstate/core';
-import type { Database, DatabaseLog, OpenLogOptions, OpenOptions as DatabaseOptions } from '@agentstate/open';
-import { openDatabase as open, openLog as openDatabaseLog, parsePoint } from '@agentstate/open';
+import type { Database, DatabaseLog, OpenOptions as DatabaseOptions } from '@agentstate/open';
+import { openDatabase as open, openLog, parsePoint } from '@agentstate/open';
 import type { SqliteProvider } from '@agentstate/sqlite';
 import { UserError } from './errors.js';
 import { io } from './io.js';
@@ -71,7 +71,12 @@ export async function withReader<T>(path: string, at: string | undefined, option
   return withDatabase(path, { ...options, readonly: true }, async (db) => fn(at === undefined ? db : await db.at(parsePoint(at))));
 }
 
-/** Opens only the event log at `path` (see `openLog` of `@agentstate/open`); a missing file is refused unless `create`. */
-export function openLog(path: string, options: Pick<OpenLogOptions, 'create' | 'readonly'> = {}): Promise<DatabaseLog> {
-  return openDatabaseLog(path, { ...options, create: options.create ?? false, env: io().env, cwd: io().cwd });
+/** Runs `fn` on the event log alone at `path` (see `openLog` of `@agentstate/open`), opened read-only, and closes it afterwards. */
+export async function withLog(path: string, fn: (log: DatabaseLog) => Promise<void>): Promise<void> {
+  const log = await openLog(path, { readonly: true, create: false, env: io().env, cwd: io().cwd });
+  try {
+    await fn(log);
+  } finally {
+    await log.close();
+  }
 }

@@ -71,6 +71,7 @@ export {
   compactSessionInputSchema,
   type CompactSessionInput,
   type SessionPageOptions,
+  SESSION_PAGE_ORDERS,
   SKILL_SEARCH_ORDERS,
   RECALL_MODES,
   RECALL_ORDERS,

@@ -7,8 +7,7 @@
 import { z } from 'zod';
 import {
   LIMITS,
-  RECALL_MODES,
-  RECALL_ORDERS,
+  SESSION_PAGE_ORDERS,
   SKILL_SEARCH_ORDERS,
   appendTurnInputSchema,
   compactSessionInputSchema,
@@ -95,14 +94,13 @@ const expectedSyncVersionArg = (what: string, record: string, or = '') =>
 const matchArg = recall.match.describe("Lexical matching: 'all' query words must match (default for lexical) or 'any' (ranked by BM25).");
 
 /** How a recall or a search matches. */
-const modeArg = z.enum(RECALL_MODES).optional().describe('lexical, semantic or hybrid (default: hybrid when the server has an embedder, else lexical).');
+const modeArg = recall.mode.describe('lexical, semantic or hybrid (default: hybrid when the server has an embedder, else lexical).');
 
 /** The order of the hits of a `search` (a recall or a search). */
 const orderArg = (search: string) =>
-  z
-    .enum(RECALL_ORDERS)
-    .optional()
-    .describe(`relevance (best score first; the default for a semantic or hybrid ${search} with a query) or recent (newest first; the default otherwise).`);
+  recall.order.describe(
+    `relevance (best score first; the default for a semantic or hybrid ${search} with a query) or recent (newest first; the default otherwise).`,
+  );
 
 /** Whether a read includes the scopes under the target. */
 const includeDescendantsArg = z.boolean().optional().describe('Also read the scopes under it (needs a server whose operator allowed subscopes).');
@@ -221,9 +219,6 @@ export const skillInputs = {
   },
 } as const;
 
-/** The order of a session listing. */
-export const SESSION_LIST_ORDERS = ['oldest', 'newest'] as const;
-
 /** Inputs of the session tools. */
 export const sessionInputs = {
   create: {
@@ -272,7 +267,7 @@ export const sessionInputs = {
     operationId: operationIdArg,
   },
   list: {
-    order: z.enum(SESSION_LIST_ORDERS).optional().describe('oldest (default, the order of every session list) or newest first.'),
+    order: z.enum(SESSION_PAGE_ORDERS).optional().describe('oldest (default, the order of every session list) or newest first.'),
     limit: limitArg.optional().describe('Most sessions to return (default 20).'),
     offset: z.number().int().nonnegative().optional().describe('Sessions to skip (first page only: a cursor already stands past them).'),
     scope: scopeArg,

@@ -1,11 +1,11 @@
 /** `agentstate log`: tail (and follow) and show the events of the `state` stream. */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { Log, LogEvent } from '@agentstate/core';
 import type { PostgresLog, Subscription } from '@agentstate/postgres';
 import { EventTypes, STATE_STREAM } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf } from '../context.js';
-import { openLog } from '../database.js';
+import { CliCommand } from '../context.js';
+import { withLog } from '../database.js';
 import { UserError } from '../errors.js';
 import { eventLine } from '../events.js';
 import { print, printJson } from '../output.js';
@@ -70,7 +70,7 @@ async function follow(log: Log, seq: number, keep: (e: LogEvent) => boolean, jso
 
 /** The `log` command group. */
 export function logCommand(): Command {
-  const group = new Command('log').description(SUMMARIES.log);
+  const group = new CliCommand('log').description(SUMMARIES.log);
 
   group
     .command('tail')
@@ -79,17 +79,13 @@ export function logCommand(): Command {
     .option('--type <type>', 'only this event type (repeat for several)', collect)
     .option('-f, --follow', 'keep printing new events as they commit until interrupted (PostgreSQL: as notified; SQLite: by polling)')
     .option('--interval <ms>', 'how often --follow polls', positiveInt, 250)
-    .action(async (opts: { lines: number; type?: string[]; follow?: boolean; interval: number }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, opts: { lines: number; type?: string[]; follow?: boolean; interval: number }) => {
       const keep = typeFilter(opts.type);
-      const log = await openLog(ctx.dbPath, { readonly: true });
-      try {
+      await withLog(ctx.dbPath, async (log) => {
         const { events, head } = await lastEvents(log, opts.lines, keep);
         emit(events, ctx.json);
         if (opts.follow) await follow(log, head, keep, ctx.json, opts.interval);
-      } finally {
-        await log.close();
-      }
+      });
     });
 
   group
@@ -100,12 +96,10 @@ export function logCommand(): Command {
     .option('--to <seq>', 'last seq of the range (default: the head)', positiveInt)
     .option('--type <type>', 'only this event type (repeat for several)', collect)
     .option('--limit <n>', 'at most this many events (default: all)', positiveInt)
-    .action(async (seq: number | undefined, opts: { from: number; to?: number; type?: string[]; limit?: number }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, seq: number | undefined, opts: { from: number; to?: number; type?: string[]; limit?: number }) => {
       const keep = typeFilter(opts.type);
       if (opts.to !== undefined && opts.to < opts.from) throw new UserError(`--to ${opts.to} is before --from ${opts.from}`);
-      const log = await openLog(ctx.dbPath, { readonly: true });
-      try {
+      await withLog(ctx.dbPath, async (log) => {
         if (seq !== undefined) {
           const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
           if (!event) throw new UserError(`no event #${seq}: the log's head is at ${await log.head(STATE_STREAM)}`);
@@ -125,9 +119,7 @@ export function logCommand(): Command {
           emit(kept, ctx.json);
         }
         if (shown === 0 && !ctx.json) print('(no events in this range)');
-      } finally {
-        await log.close();
-      }
+      });
     });
 
   return group;

@@ -1,9 +1,9 @@
 /** `agentstate verify`, `rebuild`, `snapshot` and `stats`: the health of a database. */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { Snapshot } from '@agentstate/core';
 import { STATE_STREAM, encodeSnapshot, storedSnapshotBytes } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { CliCommand, contextOf, show } from '../context.js';
+import { CliCommand, show } from '../context.js';
 import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
@@ -122,8 +122,7 @@ export function maintenanceCommands(): Command[] {
       show(ctx, result, `saved a snapshot at seq ${count(result.seq)} (${bytes(result.bytes)}), ${sealedWith ? `sealed with ${sealedWith}` : 'unsealed'}`);
     });
 
-  const stats = new Command('stats').description(SUMMARIES.stats).action(async (_opts: unknown, cmd: Command) => {
-    const ctx = contextOf(cmd);
+  const stats = new CliCommand('stats').description(SUMMARIES.stats).run(async (ctx) => {
     const s = await withDatabase(ctx.dbPath, { readonly: true }, (db) => gatherStats(db, ctx.dbPath));
     const live = (c: RecordCounts): string => `${count(c.live)}${c.deleted ? ` (+${count(c.deleted)} deleted)` : ''}`;
     show(ctx, s, () =>

@@ -4,7 +4,6 @@ import type { MemoryItem, Page, RecallHit, RecallMode, RecallOptions } from '@ag
 import {
   RECALL_MODES,
   RECALL_ORDERS,
-  TOKEN_MATCHES,
   defaultRecallMode,
   describeScope,
   recallOptionsSchema,
@@ -134,9 +133,8 @@ export function memoryCommand(): Command {
     .option('--limit <n>', 'at most this many hits (default: 20)', positiveInt)
     .option('--kind <kind>', 'only this kind (repeat for several)', collect)
     .option('--min-score <x>', 'only hits scoring at least this (0…1, default 0: no cut)', unitInterval)
-    .option('--match <match>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(TOKEN_MATCHES))
     .option('--where <json>', 'metadata filter, e.g. \'{"tag":{"$in":["a","b"]},"n":{"$gt":2}}\'')
-    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same query and options)')
+    .flags('match', 'cursor')
     .run(async (ctx, query: string | undefined, opts: RecallFlags) => {
       const { mode, hits } = await recallWith(ctx.dbPath, query, opts);
       show(ctx, hits, () => {

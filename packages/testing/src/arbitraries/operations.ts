@@ -80,10 +80,7 @@ export interface RunOperationsOptions {
   clock?: ManualClock;
 }
 
-/**
- * Runs `operations` in order against `provider`. Typed store errors (`NotFoundError`,
- * `ConflictError`…) become outcomes; any other error is thrown, since it is a bug.
- */
+/** Runs `operations` in order against `provider`, each settled to an outcome (see {@link settle}). */
 export async function runOperations(provider: Provider, operations: readonly Operation[], options: RunOperationsOptions = {}): Promise<OperationOutcome[]> {
   const sessions: string[] = [];
   const items: string[] = [];
@@ -135,13 +132,16 @@ export async function runOperations(provider: Provider, operations: readonly Ope
     },
   };
   const outcomes: OperationOutcome[] = [];
-  for (const op of operations) {
-    try {
-      outcomes.push({ ok: true, value: await (calls[op.kind] as (op: Operation) => Promise<unknown>)(op) });
-    } catch (error) {
-      if (!isAgentStateError(error)) throw error;
-      outcomes.push({ ok: false, code: error.code });
-    }
-  }
+  for (const op of operations) outcomes.push(await settle((calls[op.kind] as (op: Operation) => Promise<unknown>)(op)));
   return outcomes;
+}
+
+/** What `call` gave: its value, or the code of the typed store error it raised; any other error is thrown, since it is a bug. */
+export async function settle(call: Promise<unknown>): Promise<OperationOutcome> {
+  try {
+    return { ok: true, value: await call };
+  } catch (error) {
+    if (!isAgentStateError(error)) throw error;
+    return { ok: false, code: error.code };
+  }
 }

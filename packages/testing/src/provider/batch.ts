@@ -1,8 +1,9 @@
 /** G1–G7: batch writes and group commit (docs/contract.md §4), held to the in-memory reference making the calls one at a time. */
 import type { EventSourcedProvider, Provider, TurnInput, WriteMemoryInput } from '@agentstate/core';
-import { ConflictError, isAgentStateError, LIMITS, NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { ConflictError, LIMITS, NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
+import { type OperationOutcome, settle } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
 import { footprint, says } from '../suite/fixtures.js';
 import { checks, fresh, needing, property, type ProviderCheck } from '../suite/harness.js';
@@ -16,9 +17,6 @@ const MEMORY_BATCH: WriteMemoryInput[] = [
   { content: 'same key, another scope', key: 'db-port', scope: ['project:beta'] },
   { content: 'an explicit id', id: 'memory-g-1', expiresAt: '2027-01-01T00:00:00Z' },
 ];
-
-/** What one call gave: its value, or the code of its typed error. */
-type Outcome = { ok: true; value: unknown } | { ok: false; code: string };
 
 /** One write of the G6 property, on fixed sessions `s0`, `s1` (and a missing `s9`). */
 type Write =
@@ -63,15 +61,6 @@ function start(p: Provider, sessions: readonly string[], w: Write): Promise<unkn
   }
   const turns = w.contents.map((content, i) => ({ role: 'assistant' as const, content, ...(i === 0 ? id : {}) }));
   return p.sessions.appendTurns(sessionId(w.session), turns, op);
-}
-
-async function settle(promise: Promise<unknown>): Promise<Outcome> {
-  try {
-    return { ok: true, value: await promise };
-  } catch (error) {
-    if (!isAgentStateError(error)) throw error;
-    return { ok: false, code: error.code };
-  }
 }
 
 /** A body compared with the in-memory reference (capabilities `deterministic` and `injectableClock`). */
@@ -168,7 +157,7 @@ export const batchChecks: ProviderCheck[] = checks([], {
         const mirrored = [(await reference.sessions.create({})).id, (await reference.sessions.create({})).id];
         expect(mirrored).toEqual(sessions);
         const got = await Promise.all(writes.map((w) => settle(start(subject, sessions, w))));
-        const want: Outcome[] = [];
+        const want: OperationOutcome[] = [];
         for (const w of writes) want.push(await settle(start(reference, sessions, w)));
         expect(got).toEqual(want);
         await expectSameAs(subject, reference);

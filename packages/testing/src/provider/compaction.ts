@@ -4,7 +4,7 @@ import { compactWhenOver, ERASED, EventTypes, LIMITS, NotFoundError, STATE_STREA
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { footprint } from '../suite/fixtures.js';
+import { footprint, says } from '../suite/fixtures.js';
 import { checks, fresh, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { arbStep, expectWindow, liveTurns, QUARTERS, sessionWith, type Step, transcript } from './context.js';
 import { expectReplayEqualsTables, storedText } from './erasure.js';
@@ -80,11 +80,7 @@ const words = (n: number, what: string) => `${what} `.repeat(n).trim();
 export const compactionChecks: ProviderCheck[] = checks([], {
   'W8 compact writes one session.compacted event: the session carries the summary through the turn named by id or seq, a later one replaces it, the transcript stays whole, and replay, snapshots and time travel fold it':
     freshLog(async (p) => {
-      const session = await sessionWith(p, [
-        { role: 'user', content: 'the launch code is blue' },
-        { role: 'assistant', content: 'noted' },
-        { role: 'user', content: 'and the date?' },
-      ]);
+      const session = await sessionWith(p, [says('the launch code is blue'), says('noted', 'assistant'), says('and the date?')]);
       const live = await liveTurns(p, session.id);
       const before = await p.log.head(STATE_STREAM);
       const first = await p.sessions.compact(session.id, { through: live[1]!.id, summary: 'The user gave a launch code.', model: 'writer', tokens: 7 });
@@ -125,7 +121,7 @@ export const compactionChecks: ProviderCheck[] = checks([], {
     fresh(async (p) => {
       const session = await sessionWith(
         p,
-        Array.from({ length: 10 }, (_, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content: `turn number ${i}` })),
+        Array.from({ length: 10 }, (_, i) => says(`turn number ${i}`, i % 2 === 0 ? 'user' : 'assistant')),
       );
       const live = await liveTurns(p, session.id);
       const { summary } = await p.sessions.compact(session.id, { through: live[5]!.id, summary: words(12, 'summary') });
@@ -151,11 +147,8 @@ export const compactionChecks: ProviderCheck[] = checks([], {
 
   'W10 compact refuses bad input with a typed error and writes nothing: an unknown or deleted session, a turn not live in it, an empty or too long summary, bad options':
     fresh(async (p) => {
-      const session = await sessionWith(p, [
-        { role: 'user', content: 'a' },
-        { role: 'assistant', content: 'b' },
-      ]);
-      const other = await sessionWith(p, [{ role: 'user', content: 'c' }]);
+      const session = await sessionWith(p, [says('a'), says('b', 'assistant')]);
+      const other = await sessionWith(p, [says('c')]);
       const [a] = await liveTurns(p, session.id);
       const removed = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'gone' });
       await p.sessions.removeLastTurn(session.id);
@@ -190,7 +183,7 @@ export const compactionChecks: ProviderCheck[] = checks([], {
     freshLog(async (p) => {
       const session = await sessionWith(
         p,
-        Array.from({ length: 5 }, (_, i) => ({ role: 'user' as const, content: `turn ${i}` })),
+        Array.from({ length: 5 }, (_, i) => says(`turn ${i}`)),
       );
       let live = await liveTurns(p, session.id);
       const last = await p.sessions.compact(session.id, { through: live[4]!.id, summary: 'all five' });
@@ -228,10 +221,7 @@ export const compactionChecks: ProviderCheck[] = checks([], {
     }),
 
   'W12 a purge by text that a summary holds erases the session with it: the text is left in no stored event, and replay folds the same': freshLog(async (p) => {
-    const session = await sessionWith(p, [
-      { role: 'user', content: 'plain words' },
-      { role: 'assistant', content: 'more plain words' },
-    ]);
+    const session = await sessionWith(p, [says('plain words'), says('more plain words', 'assistant')]);
     const [turn] = await liveTurns(p, session.id);
     await p.sessions.compact(session.id, { through: turn!.id, summary: 'the password is swordfish' });
     await p.sessions.compact(session.id, { through: turn!.id, summary: 'still swordfish, said again' });
@@ -248,10 +238,7 @@ export const compactionChecks: ProviderCheck[] = checks([], {
     async (env) => {
       await eachClockedPair(env, async (a, b, [onA, onB]) => {
         const session = await a.sessions.create({});
-        const turns = await a.sessions.appendTurns(session.id, [
-          { role: 'user', content: 'question' },
-          { role: 'assistant', content: 'answer' },
-        ]);
+        const turns = await a.sessions.appendTurns(session.id, [says('question'), says('answer', 'assistant')]);
         await sync(a, b);
         const first = await a.sessions.compact(session.id, { through: turns[0]!.id, summary: 'asked' });
         await sync(a, b);

@@ -4,7 +4,7 @@ import { defaultTokenCounter, formatInstant, ManualClock, NotFoundError, STATE_S
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { footprint, HOUR, T0 } from '../suite/fixtures.js';
+import { footprint, HOUR, says, T0 } from '../suite/fixtures.js';
 import { checks, fresh, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 
 /** A cheap counter of the property checks: a token per four characters. */
@@ -252,14 +252,7 @@ export const contextChecks: ProviderCheck[] = checks([], {
   'W6 a view of an earlier point assembles the window the provider assembled at that point': freshLog(async (p) => {
     const scope = ['user:ada'];
     await p.memory.write({ content: 'Ada prefers dark mode', scope });
-    const session = await sessionWith(
-      p,
-      [
-        { role: 'user', content: 'Which mode does Ada prefer?' },
-        { role: 'assistant', content: 'Dark mode.' },
-      ],
-      scope,
-    );
+    const session = await sessionWith(p, [says('Which mode does Ada prefer?'), says('Dark mode.', 'assistant')], scope);
     const options = { maxTokens: 1000, counter: QUARTERS, recall: { limit: 3 } };
     const then = await p.sessions.context(session.id, options);
     const seq = await p.log.head(STATE_STREAM);

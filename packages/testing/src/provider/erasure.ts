@@ -138,34 +138,32 @@ export const erasureChecks: ProviderCheck[] = [
         await expectReplayEqualsTables(p);
       },
     ),
-    'E4 purge of a session takes every turn it had; a namespace takes its scope and descendants only; matching takes memory and turns holding the text': async (
-      env,
-    ) => {
-      const p = env.eventSourced(await env.open());
-      const chat = await p.sessions.create({ title: 'e4 Quokka chat', scope: ['user:q'] });
-      await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e4 Quokka turn' });
-      await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'e4 removed Quokka' });
-      await p.sessions.removeLastTurn(chat.id);
-      const other = await p.sessions.create({ title: 'e4 other' });
-      await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'e4 card 4242-9999' });
-      const purged = await p.purge({ id: chat.id, reason: 'e4 session' });
-      expect([purged.sessions, purged.turns.length]).toEqual([[chat.id], 2]);
-      expect(await storedText(p)).not.toContain('Quokka');
-      await p.memory.write({ content: 'e4 Wombat root', scope: ['user:w'] });
-      await p.memory.write({ content: 'e4 Wombat child', scope: ['user:w', 'project:x'] });
-      await p.skills.upsert({ slug: 'e4-wombat', body: 'e4 Wombat skill', scope: ['user:w'] });
-      const sibling = await p.memory.write({ content: 'e4 sibling', scope: ['user:wx'] });
-      const ns = await p.purge({ namespace: ['user:w'], reason: 'e4 namespace' });
-      expect([ns.memory.length, ns.skills.length]).toEqual([2, 1]);
-      expect(await storedText(p)).not.toContain('Wombat');
-      expect((await p.memory.get(sibling.id)).content).toBe('e4 sibling');
-      const matching = await p.purge({ matching: '4242-9999', reason: 'e4 card' });
-      expect(matching.turns).toHaveLength(1);
-      expect(await storedText(p)).not.toContain('4242-9999');
-      expect((await p.sessions.get(other.id)).title).toBe('e4 other');
-      expect(await p.purge({ matching: 'e4 nothing holds this', reason: 'none' })).toEqual({ seq: 0, sessions: [], turns: [], skills: [], memory: [] });
-      await expectReplayEqualsTables(p);
-    },
+    'E4 purge of a session takes every turn it had; a namespace takes its scope and descendants only; matching takes memory and turns holding the text':
+      freshLog(async (p) => {
+        const chat = await p.sessions.create({ title: 'e4 Quokka chat', scope: ['user:q'] });
+        await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e4 Quokka turn' });
+        await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'e4 removed Quokka' });
+        await p.sessions.removeLastTurn(chat.id);
+        const other = await p.sessions.create({ title: 'e4 other' });
+        await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'e4 card 4242-9999' });
+        const purged = await p.purge({ id: chat.id, reason: 'e4 session' });
+        expect([purged.sessions, purged.turns.length]).toEqual([[chat.id], 2]);
+        expect(await storedText(p)).not.toContain('Quokka');
+        await p.memory.write({ content: 'e4 Wombat root', scope: ['user:w'] });
+        await p.memory.write({ content: 'e4 Wombat child', scope: ['user:w', 'project:x'] });
+        await p.skills.upsert({ slug: 'e4-wombat', body: 'e4 Wombat skill', scope: ['user:w'] });
+        const sibling = await p.memory.write({ content: 'e4 sibling', scope: ['user:wx'] });
+        const ns = await p.purge({ namespace: ['user:w'], reason: 'e4 namespace' });
+        expect([ns.memory.length, ns.skills.length]).toEqual([2, 1]);
+        expect(await storedText(p)).not.toContain('Wombat');
+        expect((await p.memory.get(sibling.id)).content).toBe('e4 sibling');
+        const matching = await p.purge({ matching: '4242-9999', reason: 'e4 card' });
+        expect(matching.turns).toHaveLength(1);
+        expect(await storedText(p)).not.toContain('4242-9999');
+        expect((await p.sessions.get(other.id)).title).toBe('e4 other');
+        expect(await p.purge({ matching: 'e4 nothing holds this', reason: 'none' })).toEqual({ seq: 0, sessions: [], turns: [], skills: [], memory: [] });
+        await expectReplayEqualsTables(p);
+      }),
     'E5 purge refuses an unknown id (NotFoundError), a missing reason, two selectors and the global namespace, appending nothing': freshLog(async (p) => {
       await p.memory.write({ content: 'e5' });
       await expectError(() => p.purge({ id: UNKNOWN_ID, reason: 'x' }), NotFoundError);

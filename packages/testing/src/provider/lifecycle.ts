@@ -19,12 +19,10 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
-import { HOUR, populate, readModel, T0 } from '../suite/fixtures.js';
+import { DAY, HOUR, populate, readModel, T0 } from '../suite/fixtures.js';
 import { type CheckEnv, checks, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { cutAt, expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
 import { chunkRowsOf } from '../suite/snapshot-rows.js';
-
-const DAY = 24 * HOUR;
 
 /**
  * The diff of two whole projections, written apart from core's as the reference: per kind, the live

@@ -8,7 +8,6 @@ import { expectError } from '../suite/expect-error.js';
 import { exportText } from '../suite/log-cut.js';
 import { says } from '../suite/fixtures.js';
 import { checks, freshLog, type ProviderCheck } from '../suite/harness.js';
-import { storedSnapshotRows } from '../suite/snapshot-rows.js';
 import { expectReplayEqualsTables, storedText } from './erasure.js';
 
 /** A number no id, instant or clock reading holds: the text is its JSON. */
@@ -29,9 +28,7 @@ async function inputHashes(p: EventSourcedProvider): Promise<Map<string, string>
 
 /** Everything a purge must leave clean: the stored events, an export, the stored snapshot rows and the operation index (a capture of the tables). */
 async function everything(p: EventSourcedProvider): Promise<string> {
-  const rows = (await storedSnapshotRows(p.log)).map((row) => row.data);
-  const parts = [JSON.stringify(await p.log.read({ stream: STATE_STREAM })), await exportText(p.log), ...rows, JSON.stringify((await p.snapshot()).operations)];
-  return parts.join('\n');
+  return [await storedText(p), await exportText(p.log), JSON.stringify((await p.snapshot()).operations)].join('\n');
 }
 
 export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {

@@ -1,5 +1,5 @@
 /** W20–W27: working memory, a pinned document per scope (docs/contract.md §4, "Working memory"). */
-import type { MemoryItem, NamedTokenCounter, Provider } from '@agentstate/core';
+import type { MemoryItem, Provider } from '@agentstate/core';
 import {
   ConflictError,
   DEFAULT_WORKING_MEMORY_TOKENS,
@@ -14,13 +14,9 @@ import {
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { HOUR, isEventSourced, T0 } from '../suite/fixtures.js';
+import { DAY, isEventSourced, T0 } from '../suite/fixtures.js';
 import { checks, fresh, needing, property, type ProviderCheck } from '../suite/harness.js';
-
-const DAY = 24 * HOUR;
-
-/** A token per four characters. */
-const QUARTERS: NamedTokenCounter = { name: 'quarters', count: (text) => Math.ceil(text.length / 4) };
+import { QUARTERS } from './context.js';
 
 /** What a provider holds that a refused write must leave as it was: the log head, else the document. */
 async function footprint(p: Provider, scope: string[]): Promise<unknown> {

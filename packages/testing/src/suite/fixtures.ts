@@ -10,6 +10,8 @@ import { HLC_ZERO } from '@agentstate/core/backend';
 export const T0 = Date.UTC(2026, 0, 1, 12);
 /** One hour in milliseconds. */
 export const HOUR = 3_600_000;
+/** One day in milliseconds. */
+export const DAY = 24 * HOUR;
 /** The global scope, as records carry it. */
 export const GLOBAL: Scope = [];
 /** The scopes {@link populate} writes to. */
