@@ -9,13 +9,13 @@ import { isAgentStateError, SyncConflictError, SyncHttpError, UnavailableError, 
 import type { Vector } from '../log/log.js';
 import type { PolicyMerge } from '../provider/retention.js';
 import type { ReceiveResult } from './receive.js';
-import type { SyncPeer } from './sync.js';
+import type { SyncPeer, SyncStarted } from './sync.js';
 import type { SyncEvent } from './wire.js';
 
-/** The path under which a server answers sync: `POST /sync/vector`, `/sync/changes`, `/sync/receive`, `/sync/retention`. */
+/** The path under which a server answers sync: `POST /sync/start`, `/sync/vector`, `/sync/changes`, `/sync/receive`, `/sync/retention`. */
 export const SYNC_PATH = '/sync';
 /** The sync routes, each a POST of JSON answered with JSON. */
-export const SYNC_ROUTES = ['vector', 'changes', 'receive', 'retention'] as const;
+export const SYNC_ROUTES = ['start', 'vector', 'changes', 'receive', 'retention'] as const;
 /** One of {@link SYNC_ROUTES}. */
 export type SyncRoute = (typeof SYNC_ROUTES)[number];
 /** The largest request body a sync route accepts: a peer sends a larger batch as several requests. */
@@ -138,6 +138,7 @@ export function httpPeer(url: string, options: HttpPeerOptions = {}): SyncPeer {
   };
   let identity: Promise<string> | undefined;
   return {
+    start: async ({ vector, limit, scope, changes }) => post<SyncStarted>('start', JSON.stringify({ vector, limit, scope, changes })),
     vector: async (vectorOptions = {}) => (await post<{ vector: Vector }>('vector', JSON.stringify({ scope: vectorOptions.scope }))).vector,
     // A store's replica id never changes: asked once per peer (again after a failed ask).
     replicaId: () =>
