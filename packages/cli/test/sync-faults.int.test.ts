@@ -183,7 +183,7 @@ async function stop(server: Running): Promise<void> {
 
 /** Where a {@link SyncProxy} cuts the connection: after `bytes` of the body of a `route` request, or of its answer. */
 interface Cut {
-  route: 'changes' | 'receive';
+  route: 'start' | 'receive';
   in: 'request' | 'answer';
   bytes: number;
 }
@@ -419,13 +419,13 @@ describe('sync over HTTP, a process killed in the middle', () => {
 describe('sync over HTTP, the connection cut in the middle of a batch', () => {
   for (const cut of [
     { route: 'receive', in: 'request', bytes: 200 },
-    { route: 'changes', in: 'answer', bytes: 200 },
+    { route: 'start', in: 'answer', bytes: 200 },
   ] as const)
     it(`in the ${cut.in} of /sync/${cut.route}: a network error, nothing of the batch written, and a second run finishes`, async () => {
       const [laptop, served] = [tmp.path(`laptop-${cut.route}.db`), tmp.path(`served-${cut.route}.db`)];
-      // What the cut batch goes to: the server's receive, or the laptop's after the changes it asked for.
+      // What the cut batch goes to: the server's receive, or the laptop's after the start that asked for it.
       await write(laptop, 'laptop', cut.route === 'receive' ? 8 : 0);
-      await write(served, 'server', cut.route === 'changes' ? 8 : 0);
+      await write(served, 'server', cut.route === 'start' ? 8 : 0);
       // The server's process is not what a cut checks: it serves from the test's process.
       const server = await runMcpServer({
         db: served,

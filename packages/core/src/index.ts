@@ -111,7 +111,7 @@ export type { EventMeta, EventOrigin, LogEvent, AppendInput, ReadQuery, StoredSn
 export { type SyncEvent, type SyncPlace, syncDigest, toSyncEvent } from './sync/wire.js';
 export { SYNC_STREAM, SyncEventTypes, syncScope } from './sync/scope.js';
 export type { ReceiveResult } from './sync/receive.js';
-export { type SyncOptions, type SyncPeer, type SyncSummary, sync, SYNC_BATCH } from './sync/sync.js';
+export { type SyncOptions, type SyncPeer, type SyncStart, type SyncStarted, type SyncSummary, startSync, sync, SYNC_BATCH } from './sync/sync.js';
 export { type HttpPeerOptions, httpPeer, SYNC_PATH, SYNC_ROUTES, type SyncRoute, SYNC_MAX_BODY, syncErrorAnswer } from './sync/http.js';
 export { InMemoryLog } from './log/in-memory-log.js';
 export {

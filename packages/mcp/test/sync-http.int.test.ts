@@ -4,6 +4,8 @@
  * transport's guard (token, `Host` and `Origin`, scope); refused requests write nothing, and a
  * sync cut in the middle resumes.
  */
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type EventSourcedProvider, httpPeer, sync, SyncConflictError, syncDigest, SyncHttpError, ValidationError } from '@agentstate/core';
 import { openSqlite } from '@agentstate/sqlite';
@@ -47,7 +49,46 @@ const withContent = (payload: unknown, content: string) => {
 const post = (route: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${server.syncUrl}/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
+/** A loopback proxy in front of the sync endpoint `target`: the routes of the requests it forwarded, and the connections it took. */
+async function countingProxy(target: string) {
+  const routes: string[] = [];
+  let connections = 0;
+  const proxy = createServer((req, res) => {
+    routes.push(req.url!.slice('/sync/'.length));
+    const forwarded = request(`${target}${req.url!.slice('/sync'.length)}`, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(forwarded);
+  });
+  proxy.on('connection', () => (connections += 1));
+  await new Promise<void>((listening) => proxy.listen(0, '127.0.0.1', listening));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/sync`,
+    routes,
+    connections: () => connections,
+    close: () => new Promise<void>((closed) => proxy.close(() => closed()) && proxy.closeAllConnections()),
+  };
+}
+
 describe('sync over HTTP', () => {
+  it('syncs one new event in one request a direction, and nothing in one, on one connection kept open between syncs', async () => {
+    const proxy = await countingProxy(server.syncUrl);
+    try {
+      const peer = httpPeer(proxy.url, { token: TOKEN });
+      await served.memory.write({ content: 'written on the server' });
+      expect(await sync(local, peer)).toEqual({ toA: 1, toB: 0, batches: 1 });
+      await local.memory.write({ content: 'written on the laptop' });
+      expect(await sync(local, peer)).toEqual({ toA: 0, toB: 1, batches: 1 });
+      expect(await sync(local, peer)).toEqual({ toA: 0, toB: 0, batches: 0 });
+      // Each sync starts with one request (the policies, the server's vector and id, the first batch); a push adds its batch.
+      expect(proxy.routes).toEqual(['start', 'start', 'receive', 'start']);
+      expect(proxy.connections()).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('brings a file and a server together both ways, and run again sends nothing', async () => {
     const mine = await local.memory.write({ content: 'written on the laptop' });
     const theirs = await served.memory.write({ content: 'written on the server' });

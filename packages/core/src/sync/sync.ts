@@ -1,7 +1,9 @@
 /** `sync(a, b)`: two stores exchange what each lacks, batch by batch (docs/contract.md §12). */
 import { ValidationError } from '../errors.js';
-import type { RetentionStore } from '../provider/retention.js';
+import type { PolicyMerge, RetentionStore } from '../provider/retention.js';
 import type { EventSourcedProvider } from '../provider/types.js';
+import type { Scope } from '../records/records.js';
+import type { PolicyChange } from '../records/retention.js';
 import type { ScopeInput } from '../records/scope.js';
 import { syncScope } from './scope.js';
 import { canonicalJson } from '../log/json.js';
@@ -9,9 +11,53 @@ import type { Vector } from '../log/log.js';
 import { mergeVectors } from '../log/vector.js';
 import type { SyncEvent, SyncPlace } from './wire.js';
 
-/** A store that syncs: what {@link sync} calls. With its `replicaId`, an interrupted sync resumes after its own events received. */
+/**
+ * A store that syncs: what {@link sync} calls. With its `replicaId`, an interrupted sync resumes after its own events
+ * received. With `start`, the first calls a sync makes of the store it pulls from come as one ({@link startSync}):
+ * one request over HTTP instead of three.
+ */
 export type SyncPeer = Pick<EventSourcedProvider, 'vector' | 'changes' | 'receive'> &
-  Partial<Pick<EventSourcedProvider, 'replicaId'>> & { readonly retention: Pick<RetentionStore, 'merge'> };
+  Partial<Pick<EventSourcedProvider, 'replicaId'>> & {
+    readonly retention: Pick<RetentionStore, 'merge'>;
+    start?(request: SyncStart): Promise<SyncStarted>;
+  };
+
+/** What a sync asks first of the store it pulls from: see {@link startSync}. */
+export interface SyncStart {
+  /** What the caller holds: the first batch is the events the store holds that it lacks. */
+  vector: Vector;
+  /** The most events of the first batch. */
+  limit: number;
+  /** The subtree of the sync (absent: the whole store). */
+  scope?: Scope;
+  /** The caller's retention policy changes (a whole-store sync only), merged into the store's first. */
+  changes?: readonly PolicyChange[];
+}
+
+/** The answer to a {@link SyncStart}. */
+export interface SyncStarted {
+  /** The store's vector of the scope, read before the batch. */
+  vector: Vector;
+  /** The store's replica id, when it has one. */
+  replicaId?: string;
+  /** The first batch of what the caller lacks, in the store's order. */
+  events: SyncEvent[];
+  /** The merge of the caller's policy changes, when it sent some. */
+  retention?: PolicyMerge;
+}
+
+/**
+ * What a sync asks first of `peer`, as separate calls: the merge of the caller's policy changes, then the peer's
+ * vector and id, then the first batch the caller lacks, read after the vector, so it holds every event of the
+ * vector the caller lacks (the sync's word once a batch is shorter than asked for). A sync server answers `/sync/start` with it.
+ */
+export async function startSync(peer: SyncPeer, { vector: lacking, limit, scope, changes }: SyncStart): Promise<SyncStarted> {
+  const retention = changes === undefined ? undefined : await peer.retention.merge(changes);
+  const scoped = scope === undefined ? {} : { scope };
+  const [vector, replicaId] = await Promise.all([peer.vector(scoped), peer.replicaId?.()]);
+  const events = await peer.changes(lacking, { ...scoped, limit });
+  return { vector, events, ...(replicaId === undefined ? {} : { replicaId }), ...(retention === undefined ? {} : { retention }) };
+}
 
 /** How far a sync has come: events received by each side so far, and batches. */
 export interface SyncSummary {
@@ -71,19 +117,25 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
   const scoped = options.scope === undefined ? {} : { scope: syncScope(options.scope) };
   const summary: SyncSummary = { toA: 0, toB: 0, batches: 0 };
   options.signal?.throwIfAborted();
-  // Policies are few, and merge as a last-writer-wins map: exchanged whole, one call to `b`. A removal names no
+  // Policies are few, and merge as a last-writer-wins map: exchanged whole, with the start. A removal names no
   // scope, so, like checkpoints, policies travel only when the whole store does.
-  if (scoped.scope === undefined || scoped.scope.length === 0) {
-    const atA = (await a.retention.merge([])).changes;
-    const atB = await b.retention.merge(atA);
-    summary.toB += atB.received;
+  const whole = scoped.scope === undefined || scoped.scope.length === 0;
+  const [policies, atA, idA] = await Promise.all([whole ? a.retention.merge([]) : undefined, a.vector(scoped), a.replicaId?.()]);
+  // One call to `b` before the batches (one request over HTTP): its policies, its vector and id, the first batch.
+  const request: SyncStart = { ...scoped, vector: atA, limit: batchSize, ...(policies ? { changes: policies.changes } : {}) };
+  const started = await (b.start ? b.start(request) : startSync(b, request));
+  if (policies !== undefined && started.retention !== undefined) {
+    summary.toB += started.retention.received;
     // `b` holding just what `a` sent, `a` has nothing to take back.
-    if (canonicalJson(atB.changes) !== canonicalJson(atA)) summary.toA += (await a.retention.merge(atB.changes)).received;
+    if (canonicalJson(started.retention.changes) !== canonicalJson(policies.changes))
+      summary.toA += (await a.retention.merge(started.retention.changes)).received;
   }
   // What each holds for sure, read once: a direction sends what its receiver lacks of it, and once every event it
   // lacks is in, the receiver holds the sender's too, and its own: so the second direction's word is both vectors'.
-  const [atA, atB, idA, idB] = await Promise.all([a.vector(scoped), b.vector(scoped), a.replicaId?.(), b.replicaId?.()]);
+  const { vector: atB, replicaId: idB } = started;
   const both = mergeVectors(atA, atB);
+  // The first batch into `a` came with the start.
+  let first: SyncEvent[] | undefined = started.events;
   for (const [from, to, side, lacking, covered, sender] of [[b, a, 'toA', atA, atB, idB] as const, [a, b, 'toB', atB, both, idA] as const]) {
     let after: SyncPlace | undefined;
     // Whether the last batch carried `covered`.
@@ -94,7 +146,8 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
     const sent: Record<string, number> = { ...lacking };
     for (;;) {
       options.signal?.throwIfAborted();
-      const batch = await from.changes(lacking, { ...scoped, limit: batchSize, ...(after ? { after } : {}) });
+      const batch = first ?? (await from.changes(lacking, { ...scoped, limit: batchSize, ...(after ? { after } : {}) }));
+      first = undefined;
       const last = batch.at(-1);
       // Nothing new, or the sender answering the same page again: this direction is done.
       if (last === undefined || (last.origin === after?.origin && last.originSeq === after.originSeq)) break;

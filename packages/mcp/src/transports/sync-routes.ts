@@ -1,5 +1,5 @@
 /**
- * The sync routes of the HTTP transport (docs/contract.md §12): `POST /sync/vector`,
+ * The sync routes of the HTTP transport (docs/contract.md §12): `POST /sync/start`, `/sync/vector`,
  * `/sync/changes`, `/sync/receive` and `/sync/retention` over the served provider, behind the transport's guard.
  * They send and receive the events of the server's bound scope's subtree, or of a narrower one a
  * request names when subscopes are allowed (docs/contract.md §12, "Scoped sync"); retention
@@ -16,6 +16,7 @@ import {
   type SyncRoute,
   syncErrorAnswer,
   syncScope,
+  startSync,
   UnavailableError,
   ValidationError,
 } from '@agentstate/core';
@@ -58,19 +59,19 @@ async function call(provider: EventSourcedProvider, policy: ScopePolicy, route: 
     covered?: Vector;
     from?: Vector;
     events: SyncEvent[];
-    changes: PolicyChange[];
+    changes?: PolicyChange[];
   };
   const scope = syncScope(input.scope ?? policy.bound);
   if (!scopeStartsWith(scope, policy.bound) || (!sameScope(scope, policy.bound) && !policy.allowSubscopes))
     throw new ScopeDeniedError(
       `scope: this server syncs the subtree at ${describeScope(policy.bound)}${policy.allowSubscopes ? ' or a narrower one' : ''}, not ${describeScope(scope)}`,
     );
-  if (route === 'retention') {
-    // A removal names no scope: policies travel only where the whole store does (docs/contract.md §12).
-    if (scope.length !== 0)
-      throw new ScopeDeniedError(`scope: retention policies sync only with the whole store; this server syncs the subtree at ${describeScope(scope)}`);
-    return provider.retention.merge(input.changes);
-  }
+  // A removal names no scope: policies travel only where the whole store does (docs/contract.md §12).
+  if ((route === 'retention' || (route === 'start' && input.changes !== undefined)) && scope.length !== 0)
+    throw new ScopeDeniedError(`scope: retention policies sync only with the whole store; this server syncs the subtree at ${describeScope(scope)}`);
+  if (route === 'retention') return provider.retention.merge(input.changes as PolicyChange[]);
+  if (route === 'start')
+    return startSync(provider, { vector: input.vector, limit: input.limit as number, scope, ...(input.changes ? { changes: input.changes } : {}) });
   if (route === 'vector') return { vector: await provider.vector({ scope }), replicaId: await provider.replicaId() };
   if (route === 'changes')
     return { events: await provider.changes(input.vector, { limit: input.limit, scope, ...(input.after ? { after: input.after } : {}) }) };
