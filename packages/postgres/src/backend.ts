@@ -20,7 +20,7 @@ import { checkSnapshot, eventFromRow, Mutex, sortSnapshot, storedPayload, rowCod
 import { ClosedError, ConflictError, CorruptionError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
-import { FOLD_BATCH, foldChanges, foldPending } from './fold.js';
+import { foldChanges, foldPending } from './fold.js';
 import { eraseHistory } from './purge.js';
 import type { PostgresLog } from './log.js';
 import { tableLookups } from './lookups.js';
@@ -168,18 +168,22 @@ export class PostgresBackend implements StateBackend {
       [`SELECT nextval('${this.db.t('positions')}') AS seq FROM generate_series(1, $1)`, [batch.length]],
     ])) as [({ seq: number; time: string } | undefined)[], { seq: number }[]];
     const head = last?.seq ?? 0;
-    // Appended in one statement a thousand and folded together, the fold's look-ups and writes shared by the batch.
+    // Appended in one statement a thousand and folded together, the fold's look-ups and writes shared by the batch (held in
+    // memory whole already): each record's rows are written once, whatever number of its versions the batch brings.
     const events = await this.log.appendReceived(
       sql,
-      batch.map(({ input }) => input),
+      batch,
       positions.map((row) => row.seq),
       last?.time,
     );
     try {
       // Folded as the receive decoded them: what was just written is neither read back nor decoded again.
-      const received = events.map((event, i) => ({ seq: event.seq, change: batch[i]!.change }));
-      for (let from = 0; from < received.length; from += FOLD_BATCH)
-        await foldChanges(sql, this.projection, tableLookups(this.db, sql), received.slice(from, from + FOLD_BATCH));
+      await foldChanges(
+        sql,
+        this.projection,
+        tableLookups(this.db, sql),
+        events.map((event, i) => ({ seq: event.seq, change: batch[i]!.change })),
+      );
     } catch (error) {
       if (!(error instanceof CorruptionError)) throw error;
       const index = events.findIndex((event) => event.seq === error.seq);

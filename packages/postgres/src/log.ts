@@ -14,7 +14,7 @@ import type { SubscribeOptions, Subscription } from './subscribe.js';
 import { subscribeTo } from './subscribe.js';
 import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry, Vector } from '@agentstate/core';
 import { CorruptionError, EventTypes, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
-import type { EventRow, LogOptions, ReplaySource } from '@agentstate/core/backend';
+import type { EventRow, LogOptions, ReceivedEvent, ReplaySource } from '@agentstate/core/backend';
 import { checkSnapshot, checkStream, EVENT_COLUMNS, eventFromRow, parseReadQuery, parseUpToSeq, prepareEvent, rowPayload } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
@@ -189,16 +189,17 @@ export class PostgresLog implements Log {
   /**
    * @internal Appends received `state` events inside the caller's write transaction, which holds the writers'
    * lock exclusive, at the positions it took for them (`taken`, one each, in any order): their rows in one
-   * statement a thousand, after the last event's time `previous`. Their payloads were checked by the receive.
+   * statement a thousand, after the last event's time `previous`. Their payloads were checked by the receive,
+   * and are stored as the JSON `text` it made where it made one.
    */
-  async appendReceived(sql: Sql, inputs: readonly AppendInput[], taken: readonly number[], previous: string | undefined): Promise<LogEvent[]> {
+  async appendReceived(sql: Sql, batch: readonly ReceivedEvent[], taken: readonly number[], previous: string | undefined): Promise<LogEvent[]> {
     const seqs = [...taken].sort((a, b) => a - b);
     const events: LogEvent[] = [];
-    for (let from = 0; from < inputs.length; from += RECEIVED_ROWS) {
+    for (let from = 0; from < batch.length; from += RECEIVED_ROWS) {
       const params: unknown[] = [];
       const rows: string[] = [];
-      for (const [i, input] of inputs.slice(from, from + RECEIVED_ROWS).entries()) {
-        const { event, values, validated } = prepareEvent(input, seqs[from + i]!, this.#now, () => previous);
+      for (const [i, { input, text }] of batch.slice(from, from + RECEIVED_ROWS).entries()) {
+        const { event, values, validated } = prepareEvent(input, seqs[from + i]!, this.#now, () => previous, undefined, text);
         previous = event.time;
         rows.push(`(${Array.from({ length: 17 }, (_, k) => `$${params.length + k + 1}`).join(', ')})`);
         params.push(...values, validated, event.origin ?? null, event.originSeq ?? null, event.originTime ?? null);
