@@ -1,8 +1,9 @@
 /**
  * A session's transcript written on two stores apart (docs/contract.md §12, "Merge"): appends, removals,
- * replaced suffixes and purges of turns race, and every store ends with the same read model whichever
- * store's events it receives first, its turns numbered densely by the rank of their appends (HLC, writer,
- * id), tombstones included, and a purged turn's text gone from every log.
+ * replaced suffixes, purges of turns, field writes, compactions and a purge of the session race, and every store
+ * ends with the same read model whichever store's events it receives first, its turns numbered densely by the
+ * rank of their appends (HLC, writer, id), tombstones included, and a purged turn's text (or every title and
+ * summary of a purged session) gone from every log.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -20,24 +21,33 @@ import {
   type Turn,
 } from '@agentstate/core';
 
-type Op = { kind: 'append' | 'remove' | 'replace' | 'purge'; advance: number };
+type Op = { kind: 'append' | 'remove' | 'replace' | 'purge' | 'retitle' | 'compact' | 'purgeSession'; advance: number };
 
 const arbOps: fc.Arbitrary<Op[]> = fc.array(
-  fc.record({ kind: fc.constantFrom('append' as const, 'append' as const, 'remove' as const, 'replace' as const, 'purge' as const), advance: fc.nat(2) }),
+  fc.record({
+    kind: fc.constantFrom(...(['append', 'append', 'remove', 'replace', 'purge', 'retitle', 'compact', 'purgeSession'] as const)),
+    advance: fc.nat(2),
+  }),
   { maxLength: 6 },
 );
 
-/** What a store wrote apart: the turns it appended, and the ids of those it removed or purged, and the texts it purged. */
+/**
+ * What a store wrote apart: the turns it appended, the ids of those it removed or purged, the texts it purged, the
+ * texts of the titles and summaries it wrote, and whether it purged the session (its other ops then find none).
+ */
 interface Written {
   appended: Turn[];
   gone: Set<string>;
   purged: string[];
+  fields: string[];
+  sessionPurged: boolean;
 }
 
 /** Runs `ops` on `p`, its clock moving 0–2 ms before each, so the two stores' clocks tie now and then. */
 async function runOps(p: EventSourcedProvider, clock: ManualClock, sessionId: string, ops: readonly Op[], label: string): Promise<Written> {
-  const written: Written = { appended: [], gone: new Set(), purged: [] };
+  const written: Written = { appended: [], gone: new Set(), purged: [], fields: [], sessionPurged: false };
   for (const [i, op] of ops.entries()) {
+    if (written.sessionPurged) break;
     clock.advance(op.advance);
     // Each turn's text ends in a word of its own, which a purge of it must leave nowhere.
     const text = (suffix: string) => `${label} turn ${i} zz${label}${i}${suffix}zz`;
@@ -47,7 +57,23 @@ async function runOps(p: EventSourcedProvider, clock: ManualClock, sessionId: st
         (tombstone) => written.gone.add(tombstone.id),
         (error: unknown) => expect(error).toBeInstanceOf(NotFoundError),
       );
-    else if (op.kind === 'replace') {
+    else if (op.kind === 'retitle') {
+      await p.sessions.update(sessionId, { title: text('t') });
+      written.fields.push(text('t'));
+    } else if (op.kind === 'compact') {
+      const last = (await p.sessions.turns(sessionId)).at(-1);
+      if (last === undefined) continue;
+      await p.sessions.compact(sessionId, { through: last.id, summary: text('s') });
+      written.fields.push(text('s'));
+    } else if (op.kind === 'purgeSession') {
+      // Every turn it holds goes with the session; a turn the other store appends apart is not one of them.
+      for (const turn of await p.sessions.turns(sessionId)) {
+        written.gone.add(turn.id);
+        written.purged.push(turn.content);
+      }
+      await p.purge({ id: sessionId, reason: 'test' });
+      written.sessionPurged = true;
+    } else if (op.kind === 'replace') {
       const last = (await p.sessions.turns(sessionId)).at(-1);
       const turns = [text('a'), text('b')].map((content) => ({ role: 'assistant' as const, content }));
       written.appended.push(...(await p.sessions.replaceSuffix(sessionId, { expected: last ? [last.id] : [], turns })));
@@ -108,8 +134,10 @@ describe('a transcript written on two stores apart', () => {
           'every turn, tombstones too, numbered densely by rank',
         ).toEqual(all.map((turn, i) => [i + 1, turn.id]));
         const gone = new Set([...onA.gone, ...onB.gone]);
-        expect((await a.sessions.turns(session.id)).map((turn) => turn.id)).toEqual(all.filter((turn) => !gone.has(turn.id)).map((turn) => turn.id));
-        const purged = [...onA.purged, ...onB.purged].map((content) => content.split(' ').at(-1)!);
+        expect(held.filter((turn) => !turn.deleted).map((turn) => turn.id)).toEqual(all.filter((turn) => !gone.has(turn.id)).map((turn) => turn.id));
+        // A purge of the session wins: every title and summary written on either store, apart from it or not, goes.
+        const fields = onA.sessionPurged || onB.sessionPurged ? [...onA.fields, ...onB.fields] : [];
+        const purged = [...onA.purged, ...onB.purged, ...fields].map((content) => content.split(' ').at(-1)!);
         for (const p of stores) {
           const stored = JSON.stringify([await p.log.read({ stream: STATE_STREAM }), await p.snapshot()]);
           for (const secret of purged) expect(stored, secret).not.toContain(secret);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { encodeSnapshot, exportLog, ManualClock, plainCodec, seededEntropy, STATE_STREAM } from '@agentstate/core';
+import { encodeSnapshot, exportLog, ManualClock, plainCodec, seededEntropy, STATE_STREAM, sync } from '@agentstate/core';
 import type { Part } from '@agentstate/core';
 import type { EventRow } from '@agentstate/core/backend';
 import { contentHash, loadSnapshot, rowChecksum } from '@agentstate/core/backend';
@@ -448,6 +448,35 @@ describe('purge on a SQLite file', () => {
     await state.close();
     expect(entries()).toEqual(kept(entries()));
     expect(entries().map((row) => (row as { embedder_id: string }).embedder_id)).toEqual(['words-a', 'words-b', 'words-c']);
+  });
+
+  it('leaves no byte of a session purged on one file while another file renamed, compacted and appended to it, once the two synced', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-sync-'));
+    dirs.push(dir);
+    const a = await openSqlite(join(dir, 'a.db'), { snapshotEvery: 2 });
+    const b = await openSqlite(join(dir, 'b.db'), { snapshotEvery: 2 });
+    const chat = await a.sessions.create({ title: 'Vorpalsword consultation', metadata: { ledger: 'Xylographic' } });
+    const told = await a.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'my passphrase is Jabberwocky-77' });
+    await sync(a, b);
+    // Written on the second file apart from the purge on the first: its versions of the session arrive after it there.
+    await b.sessions.update(chat.id, { title: 'Vorpalsword, renamed', metadata: { ledger: 'Quetzalfeather' } });
+    await b.sessions.compact(chat.id, { through: told.id, summary: 'the user named Bandersnatch-Nine' });
+    await b.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'a later question about tea' });
+    await b.saveSnapshot();
+    await a.purge({ id: chat.id, reason: 'erasure request' });
+    await sync(a, b);
+    for (const state of [a, b]) {
+      expect((await state.verify()).problems).toEqual([]);
+      await state.close();
+    }
+    for (const name of ['a.db', 'b.db']) {
+      const raw = rawBytes(join(dir, name));
+      expect(raw.includes('a later question about tea'), `the turn appended apart in ${name}`).toBe(true);
+      for (const s of ['Vorpalsword', 'Xylographic', 'Jabberwocky-77', 'Quetzalfeather', 'Bandersnatch-Nine']) {
+        expect(raw.includes(s), `${s} in ${name}`).toBe(false);
+        expect(raw.includes(s.toLowerCase().split('-')[0]!), `${s}'s token in ${name}`).toBe(false);
+      }
+    }
   });
 
   it("leaves the erased text on disk while another connection reads a snapshot from before the purge, and empties the -wal at this provider's next commit or close", async () => {

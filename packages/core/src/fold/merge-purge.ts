@@ -3,10 +3,11 @@
  * tombstone whatever version written apart from the purge arrives. What a purge left, and the skill a
  * purge and versions written apart from it merge into; memory items merge in merge-records.ts.
  */
+import { changeRecords } from '../log/changes.js';
 import { EventTypes, type StateChange } from '../log/events.js';
 import { ERASED } from '../log/redact.js';
 import { canonicalJson } from '../log/json.js';
-import type { Envelope, MemoryItem, Skill } from '../records/records.js';
+import type { Envelope, MemoryItem, Session, Skill } from '../records/records.js';
 import { laterInstant } from '../time/instant.js';
 import type { StateLookups } from '../write/backend.js';
 
@@ -44,6 +45,29 @@ export async function purgedHere(change: StateChange, held: Pick<StateLookups, '
     default:
       return false;
   }
+}
+
+/** Whether `session` is as a purge left it: its tombstone with the title, metadata and summary text gone. */
+export function purgedSession(session: Session): boolean {
+  const erased = session.title === ERASED && Object.keys(session.metadata).length === 0 && (session.summary?.text ?? ERASED) === ERASED;
+  return session.deleted && erased;
+}
+
+/**
+ * The id of the session a received `change` carries (a field write, a compaction, a transcript change) when it is held
+ * here as a purge left it, and `change` was written apart from that purge (`earlier` as for `purgedHere`): its version
+ * of the session is stored erased, so its title, metadata and summary never reach a store that holds the purge. The
+ * turns it adds are other records, which the purge did not name: they keep their text.
+ */
+export async function purgedSessionHere(change: StateChange, held: Pick<StateLookups, 'session'>, earlier: (id: string) => number): Promise<string[]> {
+  // A creation is never apart from a purge of its session, and another purge is erased already.
+  if (change.type === EventTypes.RecordsPurged || change.type === EventTypes.SessionCreated) return [];
+  for (const entry of changeRecords(change)) {
+    if (entry.kind !== 'session') continue;
+    const stored = await held.session(entry.record.id);
+    if (stored !== undefined && purgedSession(stored) && entry.record.syncVersion <= stored.syncVersion + earlier(stored.id)) return [stored.id];
+  }
+  return [];
 }
 
 /**

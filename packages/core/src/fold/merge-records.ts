@@ -10,14 +10,14 @@
 import { CorruptionError } from '../errors.js';
 import { contentClockOf, EventTypes, type OutcomeIncrement, type StateChange, withOutcome, withSkillCounts } from '../log/events.js';
 import { eraseMemoryItem } from '../log/redact.js';
-import type { Envelope, MemoryItem, Skill, Turn } from '../records/records.js';
+import type { Envelope, MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
 import { isKeyItem } from '../ids/key-id.js';
 import { compareHlc } from '../time/hlc.js';
 import { laterInstant } from '../time/instant.js';
 import { type FoldView, checkChange } from './fold-rules.js';
 import { mergePurgedSkill, purgedItem } from './merge-purge.js';
-import { mergeCompaction, mergeSessionFields } from './merge-summary.js';
+import { mergeCompaction, mergePurgedSession, mergeSessionFields, sessionApart } from './merge-summary.js';
 import { mergeAppend, mergeRemoval, mergeSuffix, purgedTurn } from './merge-turns.js';
 
 /** Canonical order of two versions of one record (or two clocks of one field): by HLC, then by writer. */
@@ -87,23 +87,33 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
       return skill && { ...change, payload: { ...change.payload, skill } };
     }
     case EventTypes.RecordsPurged: {
-      const { memory, skills } = change.payload;
+      const { memory, skills, sessions } = change.payload;
       // A turn is erased where it stands here: appends merged apart may have moved it, a removal apart removed it (merge-turns.ts).
       const turns = change.payload.turns.map((turn) => purgedTurn(view, turn));
-      const apart = new Set<MemoryItem | Skill | Turn>(memory.filter((item) => concurrent(view.memoryItem(item.id), item)));
+      const apart = new Set<MemoryItem | Skill | Turn | Session>(memory.filter((item) => concurrent(view.memoryItem(item.id), item)));
       for (const skill of skills) if (concurrent(view.skill(skill.id), skill)) apart.add(skill);
+      for (const session of sessions) if (concurrent(view.session(session.id), session)) apart.add(session);
       for (const [i, turn] of change.payload.turns.entries()) if (concurrent(view.turn(turn.id), turn)) apart.add(turns[i]!);
       if (apart.size === 0 && turns.every((turn, i) => turn === change.payload.turns[i])) return undefined;
       const merged = memory.map((item) => (apart.has(item) ? mergeMemory(view, item, 'this') : item));
       const mergedSkills = skills.map((skill) => (apart.has(skill) ? skillPurgedApart(view.skill(skill.id), skill, 'this') : skill));
-      if (merged.some((item) => item === undefined) || mergedSkills.some((skill) => skill === undefined)) return undefined;
-      const chained = (record: MemoryItem | Skill | Turn) => !apart.has(record);
-      check?.({ ...change, payload: { ...change.payload, turns: turns.filter(chained), memory: memory.filter(chained), skills: skills.filter(chained) } });
-      return { ...change, payload: { ...change.payload, turns, memory: merged as MemoryItem[], skills: mergedSkills as Skill[] } };
+      const mergedSessions = sessions.map((session) => (apart.has(session) ? purgedSessionApart(view, session) : session));
+      if ([...merged, ...mergedSkills, ...mergedSessions].some((record) => record === undefined)) return undefined;
+      const chained = (record: MemoryItem | Skill | Turn | Session) => !apart.has(record);
+      const rest = { turns: turns.filter(chained), memory: memory.filter(chained), skills: skills.filter(chained), sessions: sessions.filter(chained) };
+      check?.({ ...change, payload: { ...change.payload, ...rest } });
+      const records = { turns, memory: merged as MemoryItem[], skills: mergedSkills as Skill[], sessions: mergedSessions as Session[] };
+      return { ...change, payload: { ...change.payload, ...records } };
     }
     default:
       return undefined;
   }
+}
+
+/** The session held merged with `tombstone`, a purge's tombstone of it written apart from it (undefined when none can be: another creation). */
+function purgedSessionApart(view: FoldView, tombstone: Session): Session | undefined {
+  const stored = sessionApart(view, tombstone);
+  return stored && mergePurgedSession(stored, tombstone);
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { EventTypes, type StateChange, type StateChangeOf, withFieldsClock } from '../log/events.js';
 import type { Session, SessionSummary } from '../records/records.js';
+import { eraseSession } from '../log/redact.js';
 import { laterInstant } from '../time/instant.js';
 import type { FoldView } from './fold-rules.js';
 import { compareVersions } from './merge-records.js';
@@ -20,11 +21,15 @@ export function laterSummary(a: SessionSummary | undefined, b: SessionSummary | 
  * The compaction `change` merged into the session held, written apart from some version of it: the session's
  * next version (`syncVersion` one more, the greater clock and writer, `updatedAt` never back) with the later
  * summary, its fields as held. Undefined when the session is missing or another creation. Its turn may have
- * been removed here meanwhile: `context` then leaves the summary out.
+ * been removed or purged here meanwhile: `context` then leaves the summary out.
  */
 export function mergeCompaction(view: FoldView, change: StateChangeOf<typeof EventTypes.SessionCompacted>): StateChange | undefined {
-  const stored = sessionApart(view, change.payload.session);
-  return stored && { ...change, payload: { ...change.payload, session: nextSession(stored, change.payload.session) } };
+  const carried = change.payload.session;
+  // A purge of a turn alone leaves its session as it was: a compaction through that turn, written apart, chains on it here.
+  const through = carried.summary?.through === undefined ? undefined : view.turn(carried.summary.through);
+  const purgedApart = through?.sessionId === carried.id && through.deleted;
+  const stored = sessionApart(view, purgedApart ? { ...carried, syncVersion: carried.syncVersion - 1 } : carried);
+  return stored && { ...change, payload: { ...change.payload, session: nextSession(stored, carried) } };
 }
 
 /**
@@ -40,10 +45,27 @@ export function mergeSessionFields(
   const carried = withFieldsClock(change.payload.session);
   const stored = sessionApart(view, carried);
   if (!stored) return undefined;
-  const { title, metadata, scope, fieldsClock } =
-    stored.fieldsClock === undefined || compareVersions(carried.fieldsClock!, stored.fieldsClock) > 0 ? carried : stored;
-  const session = { ...nextSession(stored, carried), title, metadata, scope, fieldsClock, deleted: stored.deleted || carried.deleted };
+  const session = { ...nextSession(stored, carried), ...laterFields(stored, carried), deleted: stored.deleted || carried.deleted };
   return { ...change, type: session.deleted ? EventTypes.SessionDeleted : EventTypes.SessionUpdated, payload: { ...change.payload, session } };
+}
+
+/**
+ * The session held, `stored`, merged with `tombstone`, a purge's erased tombstone of it written apart from some
+ * version of it: the purge wins and stays, so the result is erased and deleted, whatever field write, compaction
+ * or transcript change its writer did not hold; otherwise it merges as a field write does (the later fields and
+ * summary by (HLC, writer), then erased), so it equals what those versions give when they arrive after the purge,
+ * stored erased (sync/receive.ts).
+ */
+export function mergePurgedSession(stored: Session, tombstone: Session): Session {
+  return eraseSession({ ...nextSession(stored, tombstone), ...laterFields(stored, tombstone), deleted: true });
+}
+
+/** The fields of the later field write of `stored` and `carried` by their `fieldsClock` (absent: the creation, earlier than every write). */
+function laterFields(stored: Session, carried: Session): Pick<Session, 'title' | 'metadata' | 'scope' | 'fieldsClock'> {
+  const later =
+    carried.fieldsClock !== undefined && (stored.fieldsClock === undefined || compareVersions(carried.fieldsClock, stored.fieldsClock) > 0) ? carried : stored;
+  const { title, metadata, scope, fieldsClock } = later;
+  return fieldsClock === undefined ? { title, metadata, scope } : { title, metadata, scope, fieldsClock };
 }
 
 /**

@@ -10,7 +10,7 @@ import { canonicalJson } from '../log/json.js';
 import { redactChange } from '../log/redact.js';
 import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
 import { storedPayload } from '../log/compact.js';
-import { purgedHere, purgedOtherwise, purgedTurnsHere } from '../fold/merge-purge.js';
+import { purgedHere, purgedOtherwise, purgedSessionHere, purgedTurnsHere } from '../fold/merge-purge.js';
 import type { AppendInput, Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
@@ -257,7 +257,7 @@ async function asFolded(lookups: Pick<StateLookups, 'memoryItem'>, received: rea
  * The look-ups of the memory items and skills `received` carry: answered from one read of each kind
  * where the backend reads many at once (`memoryAndSkills`), else one by one by `lookups`.
  */
-async function heldAtOnce(lookups: StateLookups, received: readonly ReceivedEvent[]): Promise<Pick<StateLookups, 'memoryItem' | 'skill' | 'turn'>> {
+async function heldAtOnce(lookups: StateLookups, received: readonly ReceivedEvent[]): Promise<Pick<StateLookups, 'memoryItem' | 'skill' | 'turn' | 'session'>> {
   if (lookups.memoryAndSkills === undefined) return lookups;
   const ids = { memory: new Set<string>(), skill: new Set<string>() };
   for (const { change } of received)
@@ -267,23 +267,26 @@ async function heldAtOnce(lookups: StateLookups, received: readonly ReceivedEven
   // An id the read did not ask about is looked up alone.
   return {
     turn: (id) => lookups.turn(id),
+    session: (id) => lookups.session(id),
     memoryItem: (id) => (ids.memory.has(id) ? held.memory.get(id) : lookups.memoryItem(id)),
     skill: (id) => (ids.skill.has(id) ? held.skill.get(id) : lookups.skill(id)),
   };
 }
 
 /**
- * `item`, stored erased when the memory item or skill it carries, or a turn it removes, is held here as a purge left
+ * `item`, stored erased when the memory item, skill or session it carries, or a turn it removes, is held here as a purge left
  * it: a purge wins and stays (docs/contract.md §12, "Merge"), so the text of a version written apart from it, which
  * arrives after it, never reaches this store's log. Stored as an event that arrives already erased is.
  */
 async function erasedWherePurged<I extends ReceivedEvent>(
-  lookups: Pick<StateLookups, 'memoryItem' | 'skill' | 'turn'>,
+  lookups: Pick<StateLookups, 'memoryItem' | 'skill' | 'turn' | 'session'>,
   item: I,
   earlier: (id: string) => number,
 ): Promise<I> {
   const { change } = item;
-  const ids = (await purgedHere(change, lookups, earlier)) ? changeRecordIds(change) : await purgedTurnsHere(change, lookups);
+  const ids = (await purgedHere(change, lookups, earlier))
+    ? changeRecordIds(change)
+    : [...(await purgedSessionHere(change, lookups, earlier)), ...(await purgedTurnsHere(change, lookups))];
   if (ids.length === 0) return item;
   const { erasedBy: _, ...payload } = redactChange(change, new Set(ids), 0)!.change.payload as { erasedBy?: number };
   const erased = { type: change.type, payload, received: true } as StateChange;

@@ -25,6 +25,7 @@ import { syncFieldChecks } from './sync-fields.js';
 import { keyItemChecks, syncKeyChecks } from './sync-keys.js';
 import { syncRetentionChecks } from './sync-retention.js';
 import { syncOrderChecks } from './sync-order.js';
+import { syncPurgeChecks } from './sync-purge.js';
 import { syncScopeChecks } from './sync-scope.js';
 import { syncTurnChecks } from './sync-turns.js';
 import { writerChecks } from './many-writers.js';
@@ -63,6 +64,7 @@ const all: ProviderCheck[] = [
   ...keyItemChecks,
   ...syncTurnChecks,
   ...syncOrderChecks,
+  ...syncPurgeChecks,
   ...contextChecks,
   ...compactionChecks,
   ...workingMemoryChecks,

@@ -177,6 +177,7 @@ type SharedOp = {
     | 'removeTurn'
     | 'replaceSuffix'
     | 'retitle'
+    | 'purgeSession'
     | 'policy'
     | 'unpolicy';
   item: number;
@@ -197,6 +198,7 @@ const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
     'removeTurn' as const,
     'replaceSuffix' as const,
     'retitle' as const,
+    'purgeSession' as const,
     'policy' as const,
     'unpolicy' as const,
   ),
@@ -536,7 +538,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y13 property: 3 replicas updating, deleting and purging shared keyed memory items, upserting, deleting, purging and recording outcomes of a shared skill, appending, removing and replacing turns of a shared session, retitling it, and setting and removing a retention policy apart, with random partial, repeated, duplicated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
+  'Y13 property: 3 replicas updating, deleting and purging shared keyed memory items, upserting, deleting, purging and recording outcomes of a shared skill, appending, removing and replacing turns of a shared session, retitling and purging it, and setting and removing a retention policy apart, with random partial, repeated, duplicated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
     needing([], async (env) => {
       await property(env, arbSharedFleet, async (rounds) => {
         const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
@@ -551,6 +553,9 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         const chat = titles[0]!;
         const turns: Turn[] = [];
         const removed = new Set<string>();
+        // The turns a purge of the session named (those its store held): erased; a turn appended apart from every purge stays live.
+        const purgedTurns = new Set<string>();
+        let chatPurged = false;
         let transcriptVersions = 0;
         for (const other of stores.slice(1)) await sync(stores[0]!, other);
         const versions = items.map((item) => [item]);
@@ -578,6 +583,12 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
                   transcriptVersions += 1;
                 } else if (op.kind === 'retitle') {
                   titles.push(await p.sessions.update(chat.id, { title: `${op.text} on ${i}` }));
+                  transcriptVersions += 1;
+                } else if (op.kind === 'purgeSession') {
+                  await p.sessions.get(chat.id);
+                  for (const turn of (await p.snapshot()).turns) if (turn.sessionId === chat.id) purgedTurns.add(turn.id);
+                  await p.purge({ id: chat.id, reason: 'property' });
+                  chatPurged = true;
                   transcriptVersions += 1;
                 } else if (op.kind === 'policy') await p.retention.set({ record: 'memory', scope: ['elsewhere'], maxAge: `${op.item + 1}d` });
                 else if (op.kind === 'unpolicy') {
@@ -625,17 +636,26 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             ? { body: ERASED, deleted: true, version: rulesPurge.version, uses: rulesPurge.uses, wins: rulesPurge.wins, syncVersion: skillVersions + 1 }
             : { body: last.body, deleted: last.deleted, version: rules.length, ...outcomes, syncVersion: skillVersions },
         );
+        const { sessions, turns: held } = await stores[0]!.snapshot();
         expect(
-          (await stores[0]!.sessions.turns(chat.id)).map((turn) => [turn.seq, turn.id]),
-          'every turn added and not removed, numbered by (HLC, writer) among all added',
+          held.filter((turn) => turn.sessionId === chat.id && !turn.deleted).map((turn) => [turn.seq, turn.id]),
+          'every turn added and neither removed nor purged, numbered by (HLC, writer) among all added',
         ).toEqual(
           byClock(turns)
             .map((turn, n) => [n + 1, turn.id])
-            .filter(([, id]) => !removed.has(id as string)),
+            .filter(([, id]) => !removed.has(id as string) && !purgedTurns.has(id as string)),
         );
-        expect(await stores[0]!.sessions.get(chat.id), 'the session counts its versions, titled by its later field write').toMatchObject({
+        expect(
+          held.filter((turn) => purgedTurns.has(turn.id)).every((turn) => turn.content === ERASED && turn.deleted),
+          'the turns a purge named',
+        ).toBe(true);
+        expect(
+          sessions.find((session) => session.id === chat.id),
+          'the session counts its versions, titled by its later field write, or erased by a purge',
+        ).toMatchObject({
           syncVersion: 1 + transcriptVersions,
-          title: greatest(titles).title,
+          title: chatPurged ? ERASED : greatest(titles).title,
+          deleted: chatPurged,
         });
       });
     }),

@@ -1,0 +1,86 @@
+/** Y81–Y82: a session, or a turn a summary covers, purged on one store while the session changes on the other merges (docs/contract.md §12, "Merge"). */
+import type { EventSourcedProvider, PurgeInput } from '@agentstate/core';
+import { ERASED, sync } from '@agentstate/core';
+import { expect } from 'vitest';
+import { checks, needing, type ProviderCheck } from '../suite/harness.js';
+import { storedText } from './erasure.js';
+import { eachClockedPair, eachPair, expectConverged } from './sync.js';
+
+/** The changes of the shared session the second store makes while the first purges it: each adds `kept` text or none. */
+const CHANGES = {
+  append: (p: EventSourcedProvider, id: string) => p.sessions.appendTurn({ sessionId: id, role: 'user', content: 'kept Wombat' }).then(() => 1),
+  removeLastTurn: (p: EventSourcedProvider, id: string) => p.sessions.removeLastTurn(id).then(() => 0),
+  replaceSuffix: async (p: EventSourcedProvider, id: string) => {
+    const [, last] = await p.sessions.turns(id);
+    await p.sessions.replaceSuffix(id, { expected: [last!.id], turns: [{ role: 'assistant', content: 'kept Wombat' }] });
+    return 1;
+  },
+  compact: async (p: EventSourcedProvider, id: string) => {
+    const [, last] = await p.sessions.turns(id);
+    await p.sessions.compact(id, { through: last!.id, summary: 'the user gave the code Quokka' });
+    return 0;
+  },
+  update: (p: EventSourcedProvider, id: string) => p.sessions.update(id, { title: 'Quokka, renamed', metadata: { code: 'Quokka' } }).then(() => 0),
+} as const;
+
+/** The purges that take the session: by its id, by a text its title holds, by its namespace. */
+const reason = 'request of the owner';
+const PURGES: ((id: string) => PurgeInput)[] = [(id) => ({ id, reason }), () => ({ matching: 'Quokka', reason }), () => ({ namespace: ['tenant'], reason })];
+
+export const syncPurgeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
+  "Y81 a session purged on one store while the other appends to it, removes its last turn, replaces its suffix, compacts it or updates its fields, in either order of arrival: the purge's tombstone on both, every version of its fields and summary erased, a turn appended apart kept, converged":
+    needing(['injectableClock'], async (env) => {
+      // The purger alternates, and so does, every two runs, which of the two writes later by the clock.
+      for (const [n, [kind, change]] of Object.entries(CHANGES).entries()) {
+        const purgerLater = Math.floor(n / 2) % 2 === 0;
+        await eachClockedPair(env, async (a, b, [onA, onB]) => {
+          const session = await a.sessions.create({ title: 'Quokka chat', scope: ['tenant'], metadata: { code: 'Quokka' } });
+          for (const content of ['the code is Quokka', 'noted: Quokka']) await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content });
+          await sync(a, b);
+          // The purger takes the change holding its purge, the other the purge holding its change; `sync` pulls into `a` first.
+          const [purger, changer] = n % 2 === 0 ? [a, b] : [b, a];
+          (purgerLater === (purger === a) ? onA : onB).advance(60_000);
+          const kept = await change(changer, session.id);
+          await purger.purge(PURGES[n % PURGES.length]!(session.id));
+          const versions = (await changer.sessions.get(session.id)).syncVersion + 1;
+          await sync(a, b);
+          const label = `${kind}, the purge ${purgerLater ? 'later' : 'earlier'}`;
+          for (const p of [a, b]) {
+            const { sessions, turns } = await p.snapshot();
+            expect(
+              sessions.find((held) => held.id === session.id),
+              `${label}: the purged session`,
+            ).toMatchObject({ title: ERASED, metadata: {}, deleted: true, syncVersion: versions });
+            const live = turns.filter((turn) => turn.sessionId === session.id && !turn.deleted).map((turn) => turn.content);
+            expect(live, `${label}: the turns appended apart`).toEqual(Array.from({ length: kept }, () => 'kept Wombat'));
+            expect(await storedText(p), `${label}: the purged text`).not.toContain('Quokka');
+          }
+          await expectConverged([a, b]);
+        });
+      }
+    }),
+
+  "Y82 a session compacted on one store through a turn the other purges alone, in either order of arrival: the summary stands on both, through the purged turn's tombstone, and context leaves it out; converged":
+    needing([], async (env) => {
+      await eachPair(env, async (a, b) => {
+        const session = await a.sessions.create({ title: 'shared' });
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'a question' });
+        const told = await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'the code is Quokka' });
+        await sync(a, b);
+        const { summary } = await a.sessions.compact(session.id, { through: told.id, summary: 'a question and a code' });
+        // No summary on the second store: its purge leaves the session as it was, so the compaction chains on it there.
+        await b.purge({ id: told.id, reason: 'request of the owner' });
+        await sync(a, b);
+        for (const p of [a, b]) {
+          expect(await p.sessions.get(session.id), 'the compacted session').toMatchObject({ summary, syncVersion: 4 });
+          const window = await p.sessions.context(session.id, { maxTokens: 1000 });
+          expect(
+            window.entries.map((entry) => entry.kind),
+            'the window without the summary of a turn no longer live',
+          ).toEqual(['turn']);
+          expect(await storedText(p)).not.toContain('Quokka');
+        }
+        await expectConverged([a, b]);
+      });
+    }),
+});
