@@ -106,6 +106,8 @@ export async function receiveEvents(
     if (places.has(place)) throw new ValidationError(`${i}.originSeq`, `event ${event.originSeq} of origin ${event.origin} comes twice in the batch`);
     places.add(place);
   });
+  // Thrown after the order check: a batch that came ahead of an earlier one of its origin may hold a turn whose session is in that one.
+  let outside: ValidationError | undefined;
   if (!isGlobalScope(scope)) {
     // A turn's session may come earlier in the batch: its scope is known before the store holds it.
     const sessions = new Map(
@@ -114,7 +116,11 @@ export async function receiveEvents(
       ),
     );
     const sessionScope = async (id: string) => sessions.get(id) ?? (await context.sessionScope(id));
-    for (const [i, { change }] of prepared.entries()) if (!(await inSubtree(change, scope, sessionScope))) throw outsideScope(i, scope);
+    for (const [i, { change }] of prepared.entries())
+      if (!(await inSubtree(change, scope, sessionScope))) {
+        outside = outsideScope(i, scope);
+        break;
+      }
   }
   const noting = covered !== undefined && Object.keys(covered).length > 0;
   if (prepared.length === 0 && !noting) return { received: 0, skipped: 0 };
@@ -125,6 +131,7 @@ export async function receiveEvents(
     const [held, replicaId, partial] = await Promise.all([sync.vector(), sync.identity(), coverage.partial()]);
     const known = coverage.vector(held, scope);
     await checkOrder(sync, known, from, prepared, { held, replicaId });
+    if (outside !== undefined) throw outside;
     // Held in part from this batch on, noted with it.
     const pinned = wholeUntilNow(prepared, { held, replicaId, partial });
     const fresh: Array<{ event: SyncEvent } & ReceivedEvent> = [];

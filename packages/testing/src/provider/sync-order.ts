@@ -1,5 +1,5 @@
 /**
- * Y65–Y66: a receive folds an origin's events in their order (docs/contract.md §12, "Order"); Y91: a refused batch
+ * Y65–Y66, Y92: a receive folds an origin's events in their order (docs/contract.md §12, "Order"); Y91: a refused batch
  * writes no bookkeeping either. On the pairs of sync.ts.
  */
 import type { EventSourcedProvider, SyncPeer } from '@agentstate/core';
@@ -78,6 +78,26 @@ export const syncOrderChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         await sync(a, b);
         for (const p of [a, b]) expect((await p.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first', 'on a', 'on a, again', 'on b']);
         await expectConverged([a, b]);
+      });
+    }),
+
+  'Y92 a scoped batch holding a turn, received ahead of the batch holding its session, is refused as order (not as outside the scope) and writes nothing':
+    needing([], async (env) => {
+      await eachPair(env, async (a, b) => {
+        const scope = ['acme'];
+        const session = await a.sessions.create({ title: 'tenant chat', scope });
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hello' });
+        const [origin, held] = [await a.replicaId(), await b.vector({ scope })];
+        const first = await a.changes(held, { scope, limit: 1 });
+        const second = await a.changes(held, { scope, limit: 1, after: first[0]! });
+        const before = await heads(b);
+        // The turn's session is in the batch it overtook: its scope is not known here yet.
+        const refused = await expectError(() => b.receive(second, { scope, from: { [origin]: first[0]!.originSeq } }), SyncConflictError);
+        expect([refused.reason, refused.originSeq]).toEqual(['order', second[0]!.originSeq]);
+        expect(await heads(b), 'nothing written').toEqual(before);
+        expect(await b.receive(first, { scope, from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0 });
+        expect(await b.receive(second, { scope, from: { [origin]: first[0]!.originSeq } })).toEqual({ received: 1, skipped: 0 });
+        expect((await b.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['hello']);
       });
     }),
 
