@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { openPostgres } from '@agentstate/postgres';
+import { LISTENERS_LOCK_KEY, openPostgres } from '@agentstate/postgres';
 import { pipelined } from '../packages/postgres/src/database.js';
 import { turnTexts } from './turn-text.js';
 
@@ -110,7 +110,8 @@ type Query = (statements: readonly (readonly [text: string, values?: readonly un
  * then the event (log.ts), the session's bump and the turn's upsert (the
  * schema's `bump_session` and `put_turn`, projection.ts), the history
  * index, `COMMIT` and, when the last went 10 ms ago or more, the
- * subscribers' wake-up (`Database.transaction`). The store's one more
+ * subscribers' wake-up, a notification only while a listener is registered
+ * (`Database.transaction`). The store's one more
  * wake-up after a busy interval, sent through its pool, is left out. What
  * the store computes besides (stamping, validation, checksums) is reduced
  * here to the least that fills the same columns.
@@ -159,7 +160,8 @@ async function rawAppend(q: Query, schema: string, instance: string, sessionId: 
       ...(wakes
         ? [
             [
-              `SELECT set_config('synchronous_commit', 'off', true), pg_notify('agentstate_events', $1) WHERE pg_notification_queue_usage() < 0.5`,
+              `SELECT set_config('synchronous_commit', 'off', true), pg_notify('agentstate_events', $1)
+  WHERE NOT pg_try_advisory_xact_lock(${LISTENERS_LOCK_KEY}, hashtext('"' || $1 || '"')) AND pg_notification_queue_usage() < 0.5`,
               [schema],
             ] as const,
           ]

@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { ClosedError, ValidationError } from '@agentstate/core';
 import { mapPgError } from './errors.js';
-import { EVENTS_CHANNEL } from './subscribe.js';
+import { EVENTS_CHANNEL, LISTENERS_LOCK_KEY } from './subscribe.js';
 
 /** The least time between two wake-ups one provider sends, in ms (`Database.announce`). */
 const ANNOUNCE_INTERVAL_MS = 10;
@@ -19,11 +19,14 @@ const RIDE_GRACE_MS = 5;
 export type Statement = readonly [text: string, values?: readonly unknown[]];
 
 /**
- * The subscribers' wake-up of schema `$1` (`Database.announce`), without waiting for a WAL flush. Skipped while the
- * notification queue is half full (a listener that stopped reading fills it; the poll covers the loss), so
- * that a full queue, which fails a notifying transaction's commit, never fails the write that carries it.
+ * The subscribers' wake-up of schema `$1` (`Database.announce`), without waiting for a WAL flush. Sent only
+ * while a listener holds the schema's listeners' lock ({@link LISTENERS_LOCK_KEY}), which the writer then
+ * cannot take: a notification takes a database-wide lock and an xid, which a schema nobody follows need not pay.
+ * Skipped while the notification queue is half full (a listener that stopped reading fills it; the poll covers
+ * the loss), so that a full queue, which fails a notifying transaction's commit, never fails the write that carries it.
  */
-const WAKE = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${EVENTS_CHANNEL}', $1) WHERE pg_notification_queue_usage() < 0.5`;
+const WAKE = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${EVENTS_CHANNEL}', $1)
+  WHERE NOT pg_try_advisory_xact_lock(${LISTENERS_LOCK_KEY}, hashtext('"' || $1 || '"')) AND pg_notification_queue_usage() < 0.5`;
 
 /** Something that runs SQL: the pool, or one client inside a transaction. */
 export interface Sql {
@@ -366,7 +369,9 @@ export class Database implements Sql {
   /**
    * Wakes the schema's subscribers (`subscribe.ts`) after a transaction that
    * appended has committed: a notification on {@link EVENTS_CHANNEL} in a
-   * transaction of its own that does not wait for a WAL flush. Not from the
+   * transaction of its own that does not wait for a WAL flush, when a
+   * listener is registered ({@link WAKE}): one registered after the commit
+   * reads the event on its catch-up read. Not from the
    * write transaction itself: PostgreSQL holds one database-wide lock from a
    * notifying transaction's pre-commit through its commit, which would
    * serialise every writer. A write transaction sends it after its `COMMIT`,

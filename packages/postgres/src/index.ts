@@ -12,7 +12,7 @@ export { PostgresLog } from './log.js';
 export { type EventRow, rowChecksum } from '@agentstate/core/backend';
 export { ConnectionLostError, IncompatibleDatabaseError, mapPgError, ServerStorageError, StatementTimeoutError } from './errors.js';
 export type { IncompatibleReason } from './errors.js';
-export { EVENTS_CHANNEL } from './subscribe.js';
+export { EVENTS_CHANNEL, LISTENERS_LOCK_KEY, listenSql } from './subscribe.js';
 export type { SubscribeOptions, Subscription } from './subscribe.js';
 export { importPostgres } from './import.js';
 export type { PostgresImportOptions } from './import.js';

@@ -5,9 +5,10 @@
  * (every position below it settled), so reading `seq > last` never skips
  * an event though writers commit out of position order (README, "Ordering
  * under concurrency"). Every writer announces its appends on the channel
- * `agentstate_events` once they have committed (`Database.announce`); the
- * subscriber LISTENs on a connection of its own *before* each catch-up read,
- * so an event committed between the read and the LISTEN is still announced,
+ * `agentstate_events` once they have committed, when a listener is
+ * registered (`Database.announce`); the subscriber registers and LISTENs on a
+ * connection of its own *before* each catch-up read ({@link listenSql}), so
+ * an event committed between the read and the LISTEN is still announced,
  * and reads from the last seq it delivered on every notification. A lost
  * listening connection is replaced, LISTENs again and catches up; a slow
  * poll covers a lost notification (a writer's announcement is
@@ -16,12 +17,30 @@
 import pg from 'pg';
 import type { LogEvent } from '@agentstate/core';
 import { AgentStateError, ClosedError, STATE_STREAM, ValidationError } from '@agentstate/core';
-import type { Database } from './database.js';
+import { checkSchemaName, type Database } from './database.js';
 import { mapPgError } from './errors.js';
 import type { PostgresLog } from './log.js';
 
 /** The channel a schema's writers notify after their appends commit, with the schema's name as payload. */
 export const EVENTS_CHANNEL = 'agentstate_events';
+
+/**
+ * The first key of a schema's listeners' lock (`pg_advisory_lock_shared(int, int)`, the second the hash of the
+ * quoted schema name, as the writers' lock's): a connection that listens holds it shared for as long as it
+ * listens, and a writer notifies only when it cannot take it exclusive (`Database.announce`), so a schema
+ * nobody follows costs its writers no notification, and no database-wide lock.
+ */
+export const LISTENERS_LOCK_KEY = 1_634_953_332;
+
+/**
+ * The statements, one simple query, that make a connection of its own hear the wake-ups of `schema`'s writers:
+ * the listeners' lock ({@link LISTENERS_LOCK_KEY}) taken for the session, then `LISTEN`. Run them before the
+ * catch-up read: an event committed before the lock was taken is read by it, and one committed after is
+ * announced. Ending the connection unregisters it.
+ */
+export function listenSql(schema: string): string {
+  return `SELECT pg_advisory_lock_shared(${LISTENERS_LOCK_KEY}, hashtext('"${checkSchemaName(schema)}"')); LISTEN ${EVENTS_CHANNEL}`;
+}
 
 /** Options of a subscription. */
 export interface SubscribeOptions {
@@ -103,7 +122,7 @@ class PostgresSubscription implements Subscription {
     });
   }
 
-  /** A listening connection (made when there is none), LISTENing before the caller reads. */
+  /** A listening connection (made when there is none), registered and LISTENing before the caller reads. */
   async #listen(): Promise<void> {
     if (this.#client !== undefined) return;
     const client = new pg.Client(this.db.pool.options);
@@ -120,7 +139,7 @@ class PostgresSubscription implements Subscription {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      await client.query(listenSql(this.db.schema));
     } catch (error) {
       client.end().catch(() => undefined);
       throw mapPgError(error);

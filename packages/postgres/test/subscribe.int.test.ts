@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Log, LogEvent } from '@agentstate/core';
 import { exportLog, STATE_STREAM } from '@agentstate/core';
-import { EVENTS_CHANNEL, importPostgres, openPostgres, openPostgresLog } from '../src/index.js';
+import { EVENTS_CHANNEL, importPostgres, LISTENERS_LOCK_KEY, listenSql, openPostgres, openPostgresLog } from '../src/index.js';
 import type { PostgresProvider, Subscription } from '../src/index.js';
 import { fresh } from './helpers.js';
 
@@ -87,7 +87,7 @@ describe('subscribe', () => {
   });
 
   it('re-listens and catches up when its listening connection is killed', async () => {
-    const { provider, url, close } = await fresh();
+    const { provider, url, schema, close } = await fresh();
     cleanups.push(close);
     const subscription = provider.subscribe({ afterSeq: 0, reconnectMs: 50, pollMs: NO_POLL });
     cleanups.push(() => subscription.close());
@@ -97,7 +97,7 @@ describe('subscribe', () => {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN agentstate_events'`);
+      const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1', [listenSql(schema)]);
       expect(killed.rowCount).toBeGreaterThan(0);
     } finally {
       await admin.end();
@@ -154,7 +154,7 @@ describe('subscribe', () => {
     expect(await seqs(audit[Symbol.asyncIterator](), 1)).toEqual([1]);
   });
 
-  it('announces a write that appended, no write that appended nothing, and a burst at most once per interval', async () => {
+  it('announces a write that appended while a listener is registered, no write that appended nothing, and a burst at most once per interval', async () => {
     const { provider, url, schema, close } = await fresh();
     cleanups.push(close);
     const session = await provider.sessions.create({ title: 'announced' });
@@ -180,15 +180,22 @@ describe('subscribe', () => {
       await waitFor(async () => heard.includes('marker'));
       return { count: heard.filter((payload) => payload === schema).length, ms };
     };
+    // Listening without the listeners' lock: no writer knows of the listener, and none notifies.
+    const twice = (db: PostgresProvider) => db.memory.write({ content: 'twice' });
+    expect((await announced(twice)).count).toBe(0);
+    await listener.query(listenSql(schema));
     expect((await announced((db) => db.sessions.appendTurns(session.id, []))).count).toBe(0);
     expect((await announced((db) => db.memory.write({ content: 'once', operationId: 'write-1' }))).count).toBe(0);
-    expect((await announced((db) => db.memory.write({ content: 'twice' }))).count).toBe(1);
+    expect((await announced(twice)).count).toBe(1);
     // A burst of writes sends one at its start and at most one per 10 ms after, however fast the writes.
     const burst = await announced(async (db) => {
       for (let i = 0; i < 40; i += 1) await db.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `burst ${i}` });
     });
     expect(burst.count).toBeGreaterThanOrEqual(1);
     expect(burst.count).toBeLessThanOrEqual(Math.floor(burst.ms / 10) + 1);
+    // Unregistered, it is not woken again.
+    await listener.query(`SELECT pg_advisory_unlock_shared(${LISTENERS_LOCK_KEY}, hashtext($1))`, [`"${schema}"`]);
+    expect((await announced(twice)).count).toBe(0);
   });
 
   it('ends a waiting iteration on close', async () => {
