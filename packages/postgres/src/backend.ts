@@ -50,6 +50,8 @@ export class PostgresBackend implements StateBackend {
   #lastTime: string | undefined;
   /** Whether the write's current try appended an event: one that appended nothing wakes no subscriber. */
   #appended = false;
+  /** A write's opening (`beginWriting`), made once: the same text at every write. */
+  readonly #begin: string;
 
   constructor(
     readonly db: Database,
@@ -61,7 +63,9 @@ export class PostgresBackend implements StateBackend {
     readonly upcasters: UpcasterRegistry | undefined,
     /** Opens stored snapshots for verification and rebuilds. */
     readonly codec: SnapshotCodec | undefined,
-  ) {}
+  ) {
+    this.#begin = beginWriting(db, 'shared');
+  }
 
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
     return this.#mutex.run(async () => {
@@ -86,8 +90,8 @@ export class PostgresBackend implements StateBackend {
         // of the group may have read what the colliding writer committed since.
         let collision: unknown;
         const lookups = tableLookups(this.db, sql, true);
-        const tx: StateWriteTx = {
-          ...lookups,
+        // The look-ups inherited, not copied: a copy of their two dozen methods at each write is work no write needs.
+        const tx: StateWriteTx = Object.assign(Object.create(lookups) as typeof lookups, {
           // Through the transaction: the log's own readers would wait for this write, which holds the writers' lock.
           readState: async (afterSeq, limit) => (await this.log.readRows(sql, STATE_STREAM, afterSeq, limit)).map((row) => eventFromRow(row)),
           commit: async (change, meta) => {
@@ -121,7 +125,7 @@ export class PostgresBackend implements StateBackend {
               throw error;
             }
           },
-        };
+        } satisfies Partial<StateWriteTx>);
         try {
           const result = await fn(tx);
           if (collision !== undefined) throw collision;
@@ -130,7 +134,7 @@ export class PostgresBackend implements StateBackend {
           open = false;
         }
       },
-      beginWriting(this.db, 'shared'),
+      this.#begin,
       true,
       () => this.#appended,
     );
