@@ -90,8 +90,9 @@ export class PostgresBackend implements StateBackend {
         // of the group may have read what the colliding writer committed since.
         let collision: unknown;
         const lookups = tableLookups(this.db, sql, true);
-        // The look-ups inherited, not copied: a copy of their two dozen methods at each write is work no write needs.
-        const tx: StateWriteTx = Object.assign(Object.create(lookups) as typeof lookups, {
+        // The look-ups' own object, with the write's methods added: a copy of their two dozen methods, or an object
+        // inheriting from one made for a single write, costs each write more than stamping its change.
+        const tx: StateWriteTx = Object.assign(lookups, {
           // Through the transaction: the log's own readers would wait for this write, which holds the writers' lock.
           readState: async (afterSeq, limit) => (await this.log.readRows(sql, STATE_STREAM, afterSeq, limit)).map((row) => eventFromRow(row)),
           commit: async (change, meta) => {
