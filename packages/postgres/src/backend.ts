@@ -50,8 +50,6 @@ export class PostgresBackend implements StateBackend {
   #lastTime: string | undefined;
   /** Whether the write's current try appended an event: one that appended nothing wakes no subscriber. */
   #appended = false;
-  /** A write's opening (`beginWriting`), made once: the same text at every write. */
-  readonly #begin: string;
 
   constructor(
     readonly db: Database,
@@ -63,9 +61,7 @@ export class PostgresBackend implements StateBackend {
     readonly upcasters: UpcasterRegistry | undefined,
     /** Opens stored snapshots for verification and rebuilds. */
     readonly codec: SnapshotCodec | undefined,
-  ) {
-    this.#begin = beginWriting(db, 'shared');
-  }
+  ) {}
 
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
     return this.#mutex.run(async () => {
@@ -135,7 +131,7 @@ export class PostgresBackend implements StateBackend {
           open = false;
         }
       },
-      this.#begin,
+      beginWriting(this.db, 'shared'),
       true,
       () => this.#appended,
     );

@@ -212,21 +212,6 @@ export function pipelined(client: pg.ClientBase, statements: readonly Statement[
 /** What a statement that waits (`TransactionSql.exec`) answers: it has nothing to wait for yet. */
 const QUEUED = Promise.resolve();
 
-/** The statements of each opening met so far: a writer's opening is the same text at every write. */
-const openings = new Map<string, readonly Statement[]>();
-
-/** The statements of `opening`'s texts, split at `; `, in a new array. */
-function splitOpening(opening: readonly string[]): Statement[] {
-  return opening.flatMap((text) => {
-    let statements = openings.get(text);
-    if (statements === undefined) {
-      statements = text.split('; ').map((statement): Statement => [statement]);
-      openings.set(text, statements);
-    }
-    return statements;
-  });
-}
-
 /**
  * The `Sql` of a client inside a transaction. Statements given to `exec`
  * (and an opening still to send) wait in `pending`; the next statement
@@ -245,7 +230,7 @@ class TransactionSql implements Sql {
     /** The opening, when it is to go with the first statement: each text's statements, split at `; `. */
     opening: readonly string[] | undefined,
   ) {
-    this.#pending = opening === undefined ? [] : splitOpening(opening);
+    this.#pending = (opening ?? []).flatMap((text) => text.split('; ').map((statement): Statement => [statement]));
     this.started = opening === undefined;
   }
 
