@@ -55,7 +55,7 @@ const NUMERIC = 1700;
 /** Type parsers that turn int8 and numeric into numbers; every other type as `pg` parses it. */
 const types = {
   getTypeParser: ((oid: number, format?: string) => {
-    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+    if (oid === INT8 || oid === NUMERIC) return Number;
     return pg.types.getTypeParser(oid, format as 'text');
   }) as typeof pg.types.getTypeParser,
 };
@@ -87,11 +87,14 @@ const byteaText = (bytes: Buffer): string => `\\x${bytes.toString('hex')}`;
 /** An element of an array literal: quoted, its quotes and backslashes escaped. */
 function element(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
-  return `"${(Buffer.isBuffer(value) ? byteaText(value) : String(value)).replace(/["\\]/g, '\\$&')}"`;
+  const text = Buffer.isBuffer(value) ? byteaText(value) : String(value);
+  // Most elements (a turn's lexemes, ids, numbers) hold neither: no pattern run over them.
+  return text.includes('"') || text.includes('\\') ? `"${text.replace(/["\\]/g, '\\$&')}"` : `"${text}"`;
 }
 
 /** A parameter's value as the extended protocol sends it: text, bytes or NULL; an array as an array literal. */
 function param(value: unknown): string | Buffer | null {
+  if (typeof value === 'string') return value;
   if (value === null || value === undefined) return null;
   if (Buffer.isBuffer(value)) return value;
   if (Array.isArray(value)) return `{${value.map(element).join(',')}}`;
@@ -162,10 +165,13 @@ class Pipeline extends pg.Query {
   }
 
   prepare(connection: pg.Connection): void {
-    const prepared = preparedOn.get(connection) ?? { names: new Map(), close: [], made: 0 };
-    preparedOn.set(connection, prepared);
+    let prepared = preparedOn.get(connection);
+    if (prepared === undefined) {
+      prepared = { names: new Map(), close: [], made: 0 };
+      preparedOn.set(connection, prepared);
+    }
     this.#prepared = prepared;
-    for (const name of prepared.close.splice(0)) connection.close({ type: 'S', name }, true);
+    if (prepared.close.length > 0) for (const name of prepared.close.splice(0)) connection.close({ type: 'S', name }, true);
     for (const [text, values] of this.statements) {
       let name = prepared.names.get(text);
       if (name === undefined) {
@@ -206,6 +212,9 @@ export function pipelined(client: pg.ClientBase, statements: readonly Statement[
   });
 }
 
+/** What a statement that waits (`TransactionSql.exec`) answers: it has nothing to wait for yet. */
+const QUEUED = Promise.resolve();
+
 /**
  * The `Sql` of a client inside a transaction. Statements given to `exec`
  * (and an opening still to send) wait in `pending`; the next statement
@@ -232,11 +241,11 @@ class TransactionSql implements Sql {
     return (await this.batch([[text, values]]))[0] as R[];
   }
 
-  async exec(text: string, values?: readonly unknown[]): Promise<void> {
+  exec(text: string, values?: readonly unknown[]): Promise<void> {
     this.sent += 1;
     this.#pending.push([text, values]);
-    // A fold queues many: they go in bounded round trips.
-    if (this.#pending.length >= MAX_WAITING) await this.#send([]);
+    // A fold queues many: they go in bounded round trips. Else the one settled promise, not one a statement.
+    return this.#pending.length >= MAX_WAITING ? this.#send([]).then(() => undefined) : QUEUED;
   }
 
   batch(statements: readonly Statement[]): Promise<unknown[][]> {

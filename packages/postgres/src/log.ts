@@ -50,6 +50,8 @@ export class PostgresLog implements Log {
   readonly gapped = true;
   readonly #now: () => string;
   readonly #upcasters: UpcasterRegistry | undefined;
+  /** The insert of one event: one text, made once, which the connection's prepared statements find at once. */
+  readonly #insertText: string;
   #identity: string | undefined;
   #onClose: (() => Promise<void>) | undefined;
 
@@ -60,6 +62,7 @@ export class PostgresLog implements Log {
     const clock = options.clock ?? systemClock;
     this.#now = () => formatInstant(clock.now());
     this.#upcasters = options.upcasters;
+    this.#insertText = `INSERT INTO ${db.t('events')} (${EVENT_COLUMNS}, validated, ${ORIGIN_COLUMNS}) VALUES (${Array.from({ length: 17 }, (_, i) => `$${i + 1}`).join(', ')})`;
   }
 
   async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {
@@ -213,10 +216,7 @@ export class PostgresLog implements Log {
   /** Builds, checks (a `state` event from outside the stores must be one the decoder reads) and inserts one event. */
   async #insert<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined, check: boolean): Promise<{ event: LogEvent<P>; text: string }> {
     const { event, text, values, validated } = prepareEvent(input, seq, this.#now, () => previous, check ? { upcasters: this.#upcasters } : undefined);
-    await sql.exec(
-      `INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated, ${ORIGIN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-      [...values, validated, event.origin ?? null, event.originSeq ?? null, event.originTime ?? null],
-    );
+    await sql.exec(this.#insertText, [...values, validated, event.origin ?? null, event.originSeq ?? null, event.originTime ?? null]);
     return { event, text };
   }
 

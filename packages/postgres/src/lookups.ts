@@ -141,12 +141,11 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
       if (locking) await sql.rows(writersLock(db, 'exclusive'));
       return purgeableRows(purgeSql(db, sql), selector);
     },
-    lastTurnSeq: async (sessionId) => {
+    // The number read with the session answered as is: no promise, no microtask turn.
+    lastTurnSeq: (sessionId) => {
       const found = lastTurn?.sessionId === sessionId && lastTurn.at === sql.sent ? lastTurn.seq : undefined;
       lastTurn = undefined;
-      if (found !== undefined) return found;
-      const [row] = await sql.rows<{ seq: number | null }>(lastTurnSeq, [sessionId]);
-      return row?.seq ?? 0;
+      return found ?? sql.rows<{ seq: number | null }>(lastTurnSeq, [sessionId]).then(([row]) => row?.seq ?? 0);
     },
     lastTurns: async (sessionId, n) =>
       (

@@ -24,7 +24,16 @@ export type RecordEntry = Extract<ChangeRecord, { kind: 'session' | 'turn' | 'sk
 
 /** Writes records into the projection tables of one schema, through the transaction given. */
 export class Projection {
-  constructor(private readonly db: Database) {}
+  /** The texts of the statements every append sends, made once: one text each, which the connection's prepared statements find at once. */
+  readonly #texts: { bumpSession: string; putTurn: string; indexRecords: string };
+
+  constructor(private readonly db: Database) {
+    this.#texts = {
+      bumpSession: `SELECT ${db.t('bump_session')}($1, $2, $3, $4, $5)`,
+      putTurn: `SELECT ${db.t('put_turn')}(${placeholders(`${rowCodec.TURN_COLUMNS}, search`)})`,
+      indexRecords: `INSERT INTO ${db.t('record_events')} (record_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
+    };
+  }
 
   /**
    * The largest HLC of the stored records, as `sql` sees it, where a reopened
@@ -65,10 +74,7 @@ export class Projection {
   /** Writes the history index's rows (docs/contract.md §7, "History"): record `ids[i]` changed by the event at `seqs[i]`, in one statement. */
   async indexRecords(sql: Sql, ids: readonly string[], seqs: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
-    await sql.exec(`INSERT INTO ${this.db.t('record_events')} (record_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`, [
-      ids,
-      seqs,
-    ]);
+    await sql.exec(this.#texts.indexRecords, [ids, seqs]);
   }
 
   /** Indexes the operations of idempotent writes (no hash: an empty `input_hash`) in one statement; an id already there is refused by the table's key. */
@@ -83,7 +89,7 @@ export class Projection {
   }
 
   /** Writes one record's post-image: the single writer behind `apply` and the fold. */
-  async put(sql: Sql, entry: ChangeRecord): Promise<void> {
+  put(sql: Sql, entry: ChangeRecord): Promise<void> {
     switch (entry.kind) {
       case 'session':
         return this.#putSession(sql, entry.record);
@@ -234,14 +240,8 @@ export class Projection {
    * `sessionAfterTurn`) without reading it: the stamper found the session
    * live, locked, in this transaction, and so did the fold's rule.
    */
-  async #bumpSession(sql: Sql, turn: Turn): Promise<void> {
-    await sql.exec(`SELECT ${this.db.t('bump_session')}($1, $2, $3, $4, $5)`, [
-      turn.sessionId,
-      turn.updatedHlc.wall,
-      turn.updatedHlc.counter,
-      turn.lastWriterId,
-      turn.createdAt,
-    ]);
+  #bumpSession(sql: Sql, turn: Turn): Promise<void> {
+    return sql.exec(this.#texts.bumpSession, [turn.sessionId, turn.updatedHlc.wall, turn.updatedHlc.counter, turn.lastWriterId, turn.createdAt]);
   }
 
   async #putSession(sql: Sql, session: Session): Promise<void> {
@@ -294,9 +294,9 @@ export class Projection {
     ];
   }
 
-  async #putTurn(sql: Sql, turn: Turn): Promise<void> {
+  #putTurn(sql: Sql, turn: Turn): Promise<void> {
     const values = [...rowCodec.turnValues(turn), turn.deleted ? null : indexLexemes(turn.content)];
-    await sql.exec(`SELECT ${this.db.t('put_turn')}(${placeholders(`${rowCodec.TURN_COLUMNS}, search`)})`, values);
+    return sql.exec(this.#texts.putTurn, values);
   }
 
   async #putSkill(sql: Sql, skill: Skill): Promise<void> {
