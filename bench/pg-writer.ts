@@ -161,7 +161,7 @@ async function rawAppend(q: Query, schema: string, instance: string, sessionId: 
         ? [
             [
               `SELECT set_config('synchronous_commit', 'off', true), pg_notify('agentstate_events', $1)
-  WHERE NOT pg_try_advisory_xact_lock(${LISTENERS_LOCK_KEY}, hashtext('"' || $1 || '"')) AND pg_notification_queue_usage() < 0.5`,
+  WHERE NOT pg_try_advisory_xact_lock(${LISTENERS_LOCK_KEY}, hashtext('"${schema}"')) AND pg_notification_queue_usage() < 0.5`,
               [schema],
             ] as const,
           ]

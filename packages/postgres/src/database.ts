@@ -8,6 +8,7 @@ import pg from 'pg';
 import { ClosedError, ValidationError } from '@agentstate/core';
 import { mapPgError } from './errors.js';
 import { EVENTS_CHANNEL, LISTENERS_LOCK_KEY } from './subscribe.js';
+import { schemaLockKeys } from './writers-lock.js';
 
 /** The least time between two wake-ups one provider sends, in ms (`Database.announce`). */
 const ANNOUNCE_INTERVAL_MS = 10;
@@ -19,14 +20,16 @@ const RIDE_GRACE_MS = 5;
 export type Statement = readonly [text: string, values?: readonly unknown[]];
 
 /**
- * The subscribers' wake-up of schema `$1` (`Database.announce`), without waiting for a WAL flush. Sent only
+ * The subscribers' wake-up of `schema`, its name `$1` (`Database.announce`), without waiting for a WAL flush. Sent only
  * while a listener holds the schema's listeners' lock ({@link LISTENERS_LOCK_KEY}), which the writer then
  * cannot take: a notification takes a database-wide lock and an xid, which a schema nobody follows need not pay.
  * Skipped while the notification queue is half full (a listener that stopped reading fills it; the poll covers
  * the loss), so that a full queue, which fails a notifying transaction's commit, never fails the write that carries it.
  */
-const WAKE = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${EVENTS_CHANNEL}', $1)
-  WHERE NOT pg_try_advisory_xact_lock(${LISTENERS_LOCK_KEY}, hashtext('"' || $1 || '"')) AND pg_notification_queue_usage() < 0.5`;
+function wakeSql(schema: string): string {
+  return `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${EVENTS_CHANNEL}', $1)
+  WHERE NOT pg_try_advisory_xact_lock(${schemaLockKeys(LISTENERS_LOCK_KEY, schema)}) AND pg_notification_queue_usage() < 0.5`;
+}
 
 /** Something that runs SQL: the pool, or one client inside a transaction. */
 export interface Sql {
@@ -273,6 +276,8 @@ export class Database implements Sql {
   #fallback: ReturnType<typeof setTimeout> | undefined;
   /** The wake-ups sent alone still in flight: `close` waits for them. */
   readonly #sending = new Set<Promise<void>>();
+  /** The schema's wake-up ({@link wakeSql}). */
+  readonly #wake: string;
 
   constructor(
     readonly pool: pg.Pool,
@@ -280,7 +285,9 @@ export class Database implements Sql {
     readonly schema: string,
     /** Whether `close` ends the pool (the library made it). */
     private readonly ownsPool: boolean,
-  ) {}
+  ) {
+    this.#wake = wakeSql(schema);
+  }
 
   /** The quoted schema-qualified name of a table. */
   t(table: string): string {
@@ -351,7 +358,7 @@ export class Database implements Sql {
         const owed = this.#owed;
         this.#woke();
         try {
-          await sql.batch([['COMMIT'], [WAKE, [this.schema]]]);
+          await sql.batch([['COMMIT'], [this.#wake, [this.schema]]]);
         } catch (error) {
           if (owed) this.#owe();
           throw error;
@@ -379,7 +386,7 @@ export class Database implements Sql {
    * Wakes the schema's subscribers (`subscribe.ts`) after a transaction that
    * appended has committed: a notification on {@link EVENTS_CHANNEL} in a
    * transaction of its own that does not wait for a WAL flush, when a
-   * listener is registered ({@link WAKE}): one registered after the commit
+   * listener is registered ({@link wakeSql}): one registered after the commit
    * reads the event on its catch-up read. Not from the
    * write transaction itself: PostgreSQL holds one database-wide lock from a
    * notifying transaction's pre-commit through its commit, which would
@@ -427,7 +434,7 @@ export class Database implements Sql {
   /** Sends a wake-up alone, through the pool. */
   #sendAlone(): void {
     this.#woke();
-    const sent = run(this.pool, WAKE, [this.schema]).then(
+    const sent = run(this.pool, this.#wake, [this.schema]).then(
       () => undefined,
       () => undefined,
     );

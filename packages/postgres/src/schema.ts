@@ -17,6 +17,7 @@
  */
 import type { Sql } from './database.js';
 import { IncompatibleDatabaseError } from './errors.js';
+import { schemaLockKeys } from './writers-lock.js';
 import {
   DERIVED_SQL,
   DERIVED_TABLES,
@@ -123,7 +124,7 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
     return found;
   }
   // The lock a rebuild takes and every writer takes shared: no writer interleaves, and readers see the old tables until the commit.
-  await sql.rows(`SELECT pg_advisory_xact_lock(${WRITERS_LOCK_KEY}, hashtext('${quoted}'))`);
+  await sql.rows(`SELECT pg_advisory_xact_lock(${schemaLockKeys(WRITERS_LOCK_KEY, schema)})`);
   // A log of version 1 numbered its state events from the head row: its positions go on from its last.
   await sql.rows(
     `CREATE TABLE IF NOT EXISTS ${quoted}.${VERSIONS_TABLE} (part text PRIMARY KEY, version integer NOT NULL);

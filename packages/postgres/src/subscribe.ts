@@ -20,6 +20,7 @@ import { AgentStateError, ClosedError, STATE_STREAM, ValidationError } from '@ag
 import { checkSchemaName, type Database } from './database.js';
 import { mapPgError } from './errors.js';
 import type { PostgresLog } from './log.js';
+import { schemaLockKeys } from './writers-lock.js';
 
 /** The channel a schema's writers notify after their appends commit, with the schema's name as payload. */
 export const EVENTS_CHANNEL = 'agentstate_events';
@@ -39,7 +40,7 @@ export const LISTENERS_LOCK_KEY = 1_634_953_332;
  * announced. Ending the connection unregisters it.
  */
 export function listenSql(schema: string): string {
-  return `SELECT pg_advisory_lock_shared(${LISTENERS_LOCK_KEY}, hashtext('"${checkSchemaName(schema)}"')); LISTEN ${EVENTS_CHANNEL}`;
+  return `SELECT pg_advisory_lock_shared(${schemaLockKeys(LISTENERS_LOCK_KEY, checkSchemaName(schema))}); LISTEN ${EVENTS_CHANNEL}`;
 }
 
 /** Options of a subscription. */

@@ -14,11 +14,18 @@ import { WRITERS_LOCK_KEY } from './schema-script.js';
 /** Shared by writers; exclusive for work no writer may interleave with. */
 export type WritersLockMode = 'shared' | 'exclusive';
 
+/**
+ * The two keys of one of schema `schema`'s advisory locks, as SQL: `first`, then the hash of the quoted schema name,
+ * as the creation script's `{schema}` spells it (the writers' lock's, `settled_position()` reads it so).
+ */
+export function schemaLockKeys(first: number, schema: string): string {
+  return `${first}, hashtext('"${schema}"')`;
+}
+
 /** The statement taking the writers' lock until the transaction ends; without parameters, so it can follow `BEGIN`. */
 export function writersLock(db: Database, mode: WritersLockMode): string {
   const fn = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
-  // The second key is the hash of the quoted schema name, as the creation script's `{schema}` spells it.
-  return `SELECT ${fn}(${WRITERS_LOCK_KEY}, hashtext('"${db.schema}"'))`;
+  return `SELECT ${fn}(${schemaLockKeys(WRITERS_LOCK_KEY, db.schema)})`;
 }
 
 /** `BEGIN` and the writers' lock in one round trip, for `Database.transaction`. */
@@ -34,7 +41,7 @@ export function beginWriting(db: Database, mode: WritersLockMode): string {
  * sees, with no later-committing one below.
  */
 export function beginQuiescentRead(db: Database): readonly string[] {
-  const key = `${WRITERS_LOCK_KEY}, hashtext('"${db.schema}"')`;
+  const key = schemaLockKeys(WRITERS_LOCK_KEY, db.schema);
   // Two round trips: statements before a `BEGIN` in one simple query would join its transaction.
   return [`SELECT pg_advisory_lock(${key})`, `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT pg_advisory_unlock(${key})`];
 }
