@@ -3,7 +3,7 @@
  * tombstone whatever version written apart from the purge arrives. What a purge left, and the skill a
  * purge and versions written apart from it merge into; memory items merge in merge-records.ts.
  */
-import { changeRecords } from '../log/changes.js';
+import { changeRecordIds, changeRecords } from '../log/changes.js';
 import { EventTypes, type StateChange } from '../log/events.js';
 import { ERASED } from '../log/redact.js';
 import { canonicalJson } from '../log/json.js';
@@ -22,60 +22,59 @@ export function purgedSkill(skill: Skill): boolean {
 }
 
 /**
- * Whether the memory item or skill a received `change` changes is held here as a purge left it, and `change`
- * was written apart from that purge, so it is stored erased. `held` is the store before the batch, `earlier`
- * counts the versions the batch's events before `change` bring of a record: a version that chains on them
- * all was written after the purge (a key's item written again, §4) and keeps its text.
+ * The ids of the records a received `change` carries that are held here as a purge left them, `change` written
+ * apart from that purge: it is stored with them erased, so their text never reaches a store that holds the purge.
+ * `held` is the store before the batch, `earlier` counts the versions the batch's events before `change` bring of
+ * a record: a version that chains on them all was written after the purge (a key's item written again, §4) and
+ * keeps its text. A session's version (a field write, a compaction, a transcript change) is erased, not the turns
+ * it adds: other records, which the purge did not name.
  */
-export async function purgedHere(change: StateChange, held: Pick<StateLookups, 'memoryItem' | 'skill'>, earlier: (id: string) => number): Promise<boolean> {
+export async function purgedHere(
+  change: StateChange,
+  held: Pick<StateLookups, 'memoryItem' | 'skill' | 'session' | 'turn'>,
+  earlier: (id: string) => number,
+): Promise<string[]> {
   const apart = (stored: Envelope, version: Envelope & { id: string }) => version.syncVersion <= stored.syncVersion + earlier(version.id);
   switch (change.type) {
     case EventTypes.MemoryWritten:
     case EventTypes.MemoryUpdated:
     case EventTypes.MemoryDeleted: {
       const item = await held.memoryItem(change.payload.item.id);
-      return item !== undefined && purgedItem(item) && apart(item, change.payload.item);
+      return item !== undefined && purgedItem(item) && apart(item, change.payload.item) ? changeRecordIds(change) : [];
     }
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
     case EventTypes.SkillOutcomeRecorded: {
       const skill = await held.skill(change.payload.skill.id);
-      return skill !== undefined && purgedSkill(skill) && apart(skill, change.payload.skill);
+      return skill !== undefined && purgedSkill(skill) && apart(skill, change.payload.skill) ? changeRecordIds(change) : [];
     }
-    default:
-      return false;
+    // A creation is never apart from a purge of its session, and another purge is erased already.
+    case EventTypes.RecordsPurged:
+    case EventTypes.SessionCreated:
+      return [];
+    default: {
+      const ids = await purgedTurnsHere(change, held);
+      for (const entry of changeRecords(change)) {
+        if (entry.kind !== 'session') continue;
+        const stored = await held.session(entry.record.id);
+        if (stored !== undefined && purgedSession(stored) && apart(stored, entry.record)) return [stored.id, ...ids];
+      }
+      return ids;
+    }
   }
 }
 
 /** Whether `session` is as a purge left it: its tombstone with the title, metadata and summary text gone. */
-export function purgedSession(session: Session): boolean {
+function purgedSession(session: Session): boolean {
   const erased = session.title === ERASED && Object.keys(session.metadata).length === 0 && (session.summary?.text ?? ERASED) === ERASED;
   return session.deleted && erased;
 }
 
 /**
- * The id of the session a received `change` carries (a field write, a compaction, a transcript change) when it is held
- * here as a purge left it, and `change` was written apart from that purge (`earlier` as for `purgedHere`): its version
- * of the session is stored erased, so its title, metadata and summary never reach a store that holds the purge. The
- * turns it adds are other records, which the purge did not name: they keep their text.
- */
-export async function purgedSessionHere(change: StateChange, held: Pick<StateLookups, 'session'>, earlier: (id: string) => number): Promise<string[]> {
-  // A creation is never apart from a purge of its session, and another purge is erased already.
-  if (change.type === EventTypes.RecordsPurged || change.type === EventTypes.SessionCreated) return [];
-  for (const entry of changeRecords(change)) {
-    if (entry.kind !== 'session') continue;
-    const stored = await held.session(entry.record.id);
-    if (stored !== undefined && purgedSession(stored) && entry.record.syncVersion <= stored.syncVersion + earlier(stored.id)) return [stored.id];
-  }
-  return [];
-}
-
-/**
  * The ids of the turns a received removal or replaced suffix (`change`) removes that are held here as a purge left
- * them, apart from it: its tombstones of them are stored erased, so their text never reaches a store that holds the
- * purge. `held` is the store before the batch.
+ * them, apart from it.
  */
-export async function purgedTurnsHere(change: StateChange, held: Pick<StateLookups, 'turn'>): Promise<string[]> {
+async function purgedTurnsHere(change: StateChange, held: Pick<StateLookups, 'turn'>): Promise<string[]> {
   const tombstones = change.type === EventTypes.TurnsRemoved ? change.payload.turns : change.type === EventTypes.SuffixReplaced ? change.payload.removed : [];
   const ids: string[] = [];
   for (const tombstone of tombstones) {

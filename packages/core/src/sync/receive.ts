@@ -10,7 +10,7 @@ import { canonicalJson } from '../log/json.js';
 import { redactChange } from '../log/redact.js';
 import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
 import { storedPayload } from '../log/compact.js';
-import { purgedHere, purgedOtherwise, purgedSessionHere, purgedTurnsHere } from '../fold/merge-purge.js';
+import { purgedHere, purgedOtherwise } from '../fold/merge-purge.js';
 import type { AppendInput, Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
@@ -291,9 +291,7 @@ async function erasedWherePurged<I extends ReceivedEvent>(
   earlier: (id: string) => number,
 ): Promise<I> {
   const { change } = item;
-  const ids = (await purgedHere(change, lookups, earlier))
-    ? changeRecordIds(change)
-    : [...(await purgedSessionHere(change, lookups, earlier)), ...(await purgedTurnsHere(change, lookups))];
+  const ids = await purgedHere(change, lookups, earlier);
   if (ids.length === 0) return item;
   const { erasedBy: _, ...payload } = redactChange(change, new Set(ids), 0)!.change.payload as { erasedBy?: number };
   const erased = { type: change.type, payload, received: true } as StateChange;
