@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { checks, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { byClock, clockedPairs, expectConverged, pairs, sharedSession } from './sync.js';
-import { liveTurns } from '../suite/fixtures.js';
+import { turnLines } from '../suite/fixtures.js';
 
 /** What one store does to the shared transcript in Y58: removals of held turns first, then a replaced suffix and appends. */
 const arbSide = fc.record({
@@ -44,14 +44,14 @@ export const syncTurnChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], 
       await b.sessions.clear(session.id);
       await sync(a, b);
       for (const p of [a, b]) {
-        expect(await liveTurns(p, session.id), 'the live turns').toEqual([]);
+        expect(await turnLines(p, session.id), 'the live turns').toEqual([]);
         expect((await p.history(session.turns[2]!.id)).at(-1)?.record, 'the turn removed on both').toMatchObject({ seq: 3, deleted: true });
         expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(6);
       }
       await expectConverged([a, b]);
       await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'after the merge' });
       await sync(a, b);
-      for (const p of [a, b]) expect(await liveTurns(p, session.id), 'a later append chains').toEqual(['4 after the merge']);
+      for (const p of [a, b]) expect(await turnLines(p, session.id), 'a later append chains').toEqual(['4 after the merge']);
       await expectConverged([a, b]);
     },
   ),
@@ -74,7 +74,7 @@ export const syncTurnChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], 
             ? ['1 question', '3 follow-up', '4 answer', '5 answer, continued']
             : ['1 question', '3 answer', '4 answer, continued', '5 follow-up'];
         for (const p of [a, b]) {
-          expect(await liveTurns(p, session.id), `the live turns, the ${later} later`).toEqual(live);
+          expect(await turnLines(p, session.id), `the live turns, the ${later} later`).toEqual(live);
           expect((await p.history(session.turns[1]!.id)).at(-1)?.record, 'the replaced turn').toMatchObject({ seq: 2, deleted: true });
           expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(5);
         }
@@ -98,7 +98,7 @@ export const syncTurnChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], 
       });
       await sync(a, b);
       for (const p of [a, b]) {
-        expect(await liveTurns(p, session.id), 'the live turns').toEqual(['1 question', '3 on b', '4 on b, continued', '5 on a']);
+        expect(await turnLines(p, session.id), 'the live turns').toEqual(['1 question', '3 on b', '4 on b, continued', '5 on a']);
         expect((await p.history(expected[0]!)).at(-1)?.record, 'the turn replaced on both').toMatchObject({ seq: 2, deleted: true });
         expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(5);
       }

@@ -17,7 +17,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
-import { liveTurns, marked, T0 } from '../suite/fixtures.js';
+import { turnLines, marked, T0 } from '../suite/fixtures.js';
 import { type CheckEnv, checks, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { expectReplayEqualsTables, storedText } from './erasure.js';
 
@@ -302,7 +302,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       await b.sessions.removeLastTurn(session.id);
       await sync(a, b);
       for (const p of [a, b]) {
-        expect(await liveTurns(p, session.id), 'the live turns').toEqual(['1 first', '3 on b', '4 on a', '6 on b, last']);
+        expect(await turnLines(p, session.id), 'the live turns').toEqual(['1 first', '3 on b', '4 on a', '6 on b, last']);
         const { turns } = await p.snapshot();
         for (const [i, turn] of [early, late, purged, shared].entries()) {
           const rank = { seq: [2, 5, 7, 8][i], deleted: true, appendedHlc: turn.updatedHlc };
@@ -570,11 +570,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         expect(
           sessions.find((session) => session.id === chat.id),
           'the session counts its versions, titled by its later field write, or erased by a purge',
-        ).toMatchObject({
-          syncVersion: 1 + transcriptVersions,
-          title: chatPurged ? ERASED : greatest(titles).title,
-          deleted: chatPurged,
-        });
+        ).toMatchObject({ syncVersion: 1 + transcriptVersions, title: chatPurged ? ERASED : greatest(titles).title, deleted: chatPurged });
       });
     }),
 
@@ -693,16 +689,16 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       const transcript = ['1 first', '2 on b', '3 on b, again', '4 on a'];
       const merged = { syncVersion: 5, updatedHlc: onLater.updatedHlc, lastWriterId: onLater.lastWriterId };
       for (const p of [a, b]) {
-        expect(await liveTurns(p, session.id), 'every turn, in one order').toEqual(transcript);
+        expect(await turnLines(p, session.id), 'every turn, in one order').toEqual(transcript);
         expect(await p.sessions.get(session.id), 'the session').toMatchObject(merged);
         const view = await p.at({ seq: await p.log.head(STATE_STREAM) });
         expect(await view.sessions.get(session.id), 'the session in a view').toMatchObject(merged);
-        expect(await liveTurns(view, session.id), 'in a view').toEqual(transcript);
+        expect(await turnLines(view, session.id), 'in a view').toEqual(transcript);
       }
       await expectConverged([a, b]);
       await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'after the merge' });
       await sync(a, b);
-      expect((await liveTurns(a, session.id)).at(-1), 'a later append chains').toBe('5 after the merge');
+      expect((await turnLines(a, session.id)).at(-1), 'a later append chains').toBe('5 after the merge');
       await expectConverged([a, b]);
     }),
 
@@ -716,7 +712,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
       await sync(a, b);
       for (const p of [a, b]) {
-        expect(await liveTurns(p, session.id), 'the live turns').toEqual(['1 first', '3 on a']);
+        expect(await turnLines(p, session.id), 'the live turns').toEqual(['1 first', '3 on a']);
         expect((await p.history(second.id)).at(-1)?.record, 'the removed turn').toMatchObject({ seq: 2, deleted: true });
         expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(5);
       }

@@ -128,7 +128,7 @@ export const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const says = (content: string, role: TurnRole = 'user'): TurnInput => ({ role, content });
 
 /** The live turns of a session, each as `<seq> <content>`, in their order: what stores must read alike. */
-export async function liveTurns(p: Provider, sessionId: string): Promise<string[]> {
+export async function turnLines(p: Provider, sessionId: string): Promise<string[]> {
   return (await p.sessions.turns(sessionId)).map((turn) => `${turn.seq} ${turn.content}`);
 }
 
