@@ -3,7 +3,7 @@ import type { EventSourcedProvider, Turn } from '@agentstate/core';
 import { NotFoundError, sync } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { checks, needing, property, type ProviderCheck } from '../suite/harness.js';
+import { checks, property, type ProviderCheck } from '../suite/harness.js';
 import { byClock, clockedPairs, expectConverged, pairs, sharedSession } from './sync.js';
 import { turnLines } from '../suite/fixtures.js';
 
@@ -106,7 +106,7 @@ export const syncTurnChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], 
     }),
 
   'Y58 property: turns removed, cleared, replaced and appended on two stores apart after a shared transcript merge into one transcript on both: the turns neither removed, then every added turn by (HLC, writer), numbered densely':
-    needing([], async (env) => {
+    async (env) => {
       const arbitrary = fc.tuple(fc.integer({ min: 1, max: 4 }), arbSide, arbSide, fc.boolean());
       await property(env, arbitrary, { numRuns: Math.max(3, Math.floor(env.propertyRuns / 4)) }, async ([shared, onA, onB, snapshot]) => {
         const [a, b] = [env.eventSourced(await env.open()), env.eventSourced(await env.open())];
@@ -134,5 +134,5 @@ export const syncTurnChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], 
         }
         await expectConverged([a, b]);
       });
-    }),
+    },
 });

@@ -85,6 +85,12 @@ async function expectConverged(stores: readonly EventSourcedProvider[]): Promise
   for (const p of stores) await expectReplayEqualsTables(p);
 }
 
+/** A final exchange (the first store with each other, twice) leaves the stores converged. */
+async function expectExchanged(stores: readonly EventSourcedProvider[]): Promise<void> {
+  for (let round = 0; round < 2; round += 1) for (const other of stores.slice(1)) await sync(stores[0]!, other);
+  await expectConverged(stores);
+}
+
 /** The heads of the stores' logs: what a sync that writes nothing leaves as it was. */
 const heads = (stores: readonly EventSourcedProvider[]) => Promise.all(stores.map((p) => p.log.head(STATE_STREAM)));
 
@@ -178,6 +184,8 @@ const SHARED_KINDS = [
   ...(['update', 'update', 'delete', 'purge', 'outcome', 'upsertSkill', 'deleteSkill', 'purgeSkill'] as const),
   ...(['append', 'removeTurn', 'replaceSuffix', 'retitle', 'purgeSession', 'policy', 'unpolicy'] as const),
 ];
+/** Y13's kinds that write a version of the shared session. */
+const TRANSCRIPT_KINDS: readonly string[] = ['append', 'removeTurn', 'replaceSuffix', 'retitle', 'purgeSession'];
 const arbSharedOp = fc.record({ kind: fc.constantFrom(...SHARED_KINDS), item: fc.nat(2), text: words });
 
 /** Receives into `to` a batch of `limit` of what `from` holds and `to` lacks, then the same batch again, which skips every event. */
@@ -272,9 +280,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
 
   'Y4 a turn appended on one store while a turn is appended and removed, or purged, on the other merges in either order of arrival: both stores hold every turn, the removed one a tombstone, numbered by the rank of its append; a turn purged on one store and removed on the other is removed once, erased':
     clockedPairs(async (a, b, [onA, onB]) => {
-      const session = await a.sessions.create({ title: 'shared' });
-      await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
-      await sync(a, b);
+      const session = await sharedSession(a, b, ['first']);
       // The store that removes receives the other's turn holding the tombstone, the other receives the removal holding its turn:
       // first the removed turn ranks before the other's (its append earlier), then after it, then a purge removes one that
       // ranks after the other's, so the purge arrives at a store where that turn moved up.
@@ -356,7 +362,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
   }),
 
   'Y7 property: 2–3 replicas with disjoint random work (purges included) and random partial, repeated and interrupted pairwise syncs converge after a final exchange':
-    needing([], async (env) => {
+    async (env) => {
       await property(env, arbFleet, async ({ n, rounds }) => {
         const stores = [env.eventSourced(await env.open())];
         for (let i = 1; i < n; i++) stores.push(i === n - 1 ? env.closes(createInMemoryProvider()) : env.eventSourced(await env.open()));
@@ -364,11 +370,9 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
           for (const [i, ops] of round.ops.entries()) await runReplicaOps(stores[i]!, `replica-${i}`, ops);
           for (const s of round.syncs) await syncSome(stores[s.a]!, stores[s.b]!, s.batchSize, s.stopAfter);
         }
-        for (let i = 1; i < n; i++) await sync(stores[0]!, stores[i]!);
-        for (let i = 1; i < n; i++) await sync(stores[0]!, stores[i]!);
-        await expectConverged(stores);
+        await expectExchanged(stores);
       });
-    }),
+    },
 
   'Y8 idempotent writes and history work for received events as for local ones': pairs(async (a, b) => {
     await work(a, 'laptop', 'laptop');
@@ -457,7 +461,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
   ),
 
   'Y13 property: 3 replicas updating, deleting and purging shared keyed memory items, upserting, deleting, purging and recording outcomes of a shared skill, appending, removing and replacing turns of a shared session, retitling and purging it, and setting and removing a retention policy apart, with random partial, repeated, duplicated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
-    needing([], async (env) => {
+    async (env) => {
       await property(env, arbRounds(3, arbSharedOp, 4, 4), async (rounds) => {
         const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
         const items = [];
@@ -487,27 +491,19 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
                 // A store that holds the purge writes no more content: an upsert there would bring the skill back.
                 const rulesErased = (op.kind === 'upsertSkill' || op.kind === 'deleteSkill') && (await p.skills.getAny(rules[0]!.id)).body === ERASED;
                 if (rulesErased) return;
-                if (op.kind === 'append') {
-                  turns.push(await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `${op.text} on ${i}` }));
-                  transcriptVersions += 1;
-                } else if (op.kind === 'removeTurn') {
-                  removed.add((await p.sessions.removeLastTurn(chat.id)).id);
-                  transcriptVersions += 1;
-                } else if (op.kind === 'replaceSuffix') {
+                if (op.kind === 'append') turns.push(await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `${op.text} on ${i}` }));
+                else if (op.kind === 'removeTurn') removed.add((await p.sessions.removeLastTurn(chat.id)).id);
+                else if (op.kind === 'replaceSuffix') {
                   const last = (await p.sessions.turns(chat.id)).at(-1);
                   const added = [`${op.text} replaced on ${i}`, `${op.text} continued on ${i}`].map((content) => ({ role: 'assistant' as const, content }));
                   turns.push(...(await p.sessions.replaceSuffix(chat.id, { expected: last ? [last.id] : [], turns: added })));
                   if (last) removed.add(last.id);
-                  transcriptVersions += 1;
-                } else if (op.kind === 'retitle') {
-                  titles.push(await p.sessions.update(chat.id, { title: `${op.text} on ${i}` }));
-                  transcriptVersions += 1;
-                } else if (op.kind === 'purgeSession') {
+                } else if (op.kind === 'retitle') titles.push(await p.sessions.update(chat.id, { title: `${op.text} on ${i}` }));
+                else if (op.kind === 'purgeSession') {
                   await p.sessions.get(chat.id);
                   for (const turn of (await p.snapshot()).turns) if (turn.sessionId === chat.id) purgedTurns.add(turn.id);
                   await p.purge({ id: chat.id, reason: 'property' });
                   chatPurged = true;
-                  transcriptVersions += 1;
                 } else if (op.kind === 'policy') await p.retention.set({ record: 'memory', scope: ['elsewhere'], maxAge: `${op.item + 1}d` });
                 else if (op.kind === 'unpolicy') {
                   const [policy] = await p.retention.list();
@@ -529,6 +525,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
                   versions[op.item]!.push(await p.memory.getAny(id));
                   purged[op.item] = true;
                 }
+                // Each write of the transcript or the session's fields is a version of the session.
+                if (TRANSCRIPT_KINDS.includes(op.kind)) transcriptVersions += 1;
               };
               await written().catch((error: unknown) => {
                 if (!(error instanceof NotFoundError)) throw error;
@@ -539,9 +537,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             if (s.duplicate) await receiveTwice(stores[s.a]!, stores[s.b]!, s.batchSize);
             else await syncSome(stores[s.a]!, stores[s.b]!, s.batchSize, s.stopAfter);
         }
-        for (let i = 1; i < 3; i++) await sync(stores[0]!, stores[i]!);
-        for (let i = 1; i < 3; i++) await sync(stores[0]!, stores[i]!);
-        await expectConverged(stores);
+        await expectExchanged(stores);
         const policies = await Promise.all(stores.map((s) => s.retention.list()));
         for (const list of policies.slice(1)) expect(list, 'the retention policies').toEqual(policies[0]);
         for (const [i, item] of items.entries()) {
@@ -572,7 +568,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
           'the session counts its versions, titled by its later field write, or erased by a purge',
         ).toMatchObject({ syncVersion: 1 + transcriptVersions, title: chatPurged ? ERASED : greatest(titles).title, deleted: chatPurged });
       });
-    }),
+    },
 
   'Y14 outcomes of one skill recorded on both stores apart all count, once each, on both; content writes apart from outcomes merge, whichever arrives first: the later content write by (HLC, writer) gives the content, and its counts gain every outcome its writer did not hold':
     clockedPairs(async (a, b, [onA, onB]) => {
@@ -675,9 +671,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
 
   'Y17 turns appended to one session on both stores apart are all kept on both, numbered by (HLC, writer, id): a turn received earlier than those held takes its rank, and the later ones move up':
     clockedPairs(async (a, b, [onA, onB]) => {
-      const session = await a.sessions.create({ title: 'shared' });
-      await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
-      await sync(a, b);
+      const session = await sharedSession(a, b, ['first']);
       // A view after a snapshot folds the merge into the parts it restores.
       for (const p of [a, b]) await p.saveSnapshot();
       onA.advance(2_000);
