@@ -121,10 +121,7 @@ export const syncScopeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
       );
       const arbRounds = fc.array(
         fc.record({ ops: fc.tuple(fc.array(arbReplicaOp, { maxLength: 4 }), fc.array(arbReplicaOp, { maxLength: 4 })), syncs: arbSyncs }),
-        {
-          minLength: 1,
-          maxLength: 3,
-        },
+        { minLength: 1, maxLength: 3 },
       );
       await property(env, arbRounds, async (rounds) => {
         const source = env.eventSourced(await env.open());

@@ -1,5 +1,5 @@
 /** Y1–Y29: sync between stores (docs/contract.md §12), each between two of the factory's providers and between one and an in-memory provider. */
-import type { EventSourcedProvider, MemoryItem, Provider, Scope, Skill, Snapshot, SyncEvent, Turn } from '@agentstate/core';
+import type { EventSourcedProvider, MemoryItem, Provider, Scope, Skill, Snapshot, SyncEvent, SyncOptions, SyncPeer, Turn } from '@agentstate/core';
 import {
   compareHlc,
   ConflictError,
@@ -86,7 +86,7 @@ async function expectConverged(stores: readonly EventSourcedProvider[]): Promise
 }
 
 /** A final exchange (the first store with each other, twice) leaves the stores converged. */
-async function expectExchanged(stores: readonly EventSourcedProvider[]): Promise<void> {
+export async function expectExchanged(stores: readonly EventSourcedProvider[]): Promise<void> {
   for (let round = 0; round < 2; round += 1) for (const other of stores.slice(1)) await sync(stores[0]!, other);
   await expectConverged(stores);
 }
@@ -165,16 +165,12 @@ const arbRounds = <O>(n: number, op: fc.Arbitrary<O>, maxOps: number, rounds: nu
 /** Y7's case: 2 or 3 replicas. */
 const arbFleet = fc.integer({ min: 2, max: 3 }).chain((n) => fc.record({ rounds: arbRounds(n, arbReplicaOp, 5, 3), n: fc.constant(n) }));
 
-/** Syncs `a` and `b`, stopped after `stopAfter` batches when given (an interrupted sync). */
-async function syncSome(a: EventSourcedProvider, b: EventSourcedProvider, batchSize: number, stopAfter: number | null): Promise<void> {
+/** Syncs `a` and `b` (unless they are one store), stopped after `stopAfter` batches when given (an interrupted sync). */
+export async function syncSome(a: EventSourcedProvider, b: SyncPeer, { stopAfter, ...options }: SyncOptions & { stopAfter: number | null }): Promise<void> {
   if (a === b) return;
   const stop = new AbortController();
-  const done = sync(a, b, {
-    batchSize,
-    signal: stop.signal,
-    onProgress: ({ batches }) => (stopAfter !== null && batches >= stopAfter ? stop.abort('stopped') : undefined),
-  });
-  await done.catch((reason: unknown) => {
+  const onProgress = ({ batches }: { batches: number }) => (stopAfter !== null && batches >= stopAfter ? stop.abort('stopped') : undefined);
+  await sync(a, b, { ...options, signal: stop.signal, onProgress }).catch((reason: unknown) => {
     if (reason !== 'stopped') throw reason;
   });
 }
@@ -368,7 +364,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         for (let i = 1; i < n; i++) stores.push(i === n - 1 ? env.closes(createInMemoryProvider()) : env.eventSourced(await env.open()));
         for (const round of rounds) {
           for (const [i, ops] of round.ops.entries()) await runReplicaOps(stores[i]!, `replica-${i}`, ops);
-          for (const s of round.syncs) await syncSome(stores[s.a]!, stores[s.b]!, s.batchSize, s.stopAfter);
+          for (const s of round.syncs) await syncSome(stores[s.a]!, stores[s.b]!, { batchSize: s.batchSize, stopAfter: s.stopAfter });
         }
         await expectExchanged(stores);
       });
@@ -535,7 +531,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
           }
           for (const s of round.syncs)
             if (s.duplicate) await receiveTwice(stores[s.a]!, stores[s.b]!, s.batchSize);
-            else await syncSome(stores[s.a]!, stores[s.b]!, s.batchSize, s.stopAfter);
+            else await syncSome(stores[s.a]!, stores[s.b]!, { batchSize: s.batchSize, stopAfter: s.stopAfter });
         }
         await expectExchanged(stores);
         const policies = await Promise.all(stores.map((s) => s.retention.list()));
