@@ -17,7 +17,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
-import { turnLines, marked, T0 } from '../suite/fixtures.js';
+import { HOUR, marked, T0, turnLines } from '../suite/fixtures.js';
 import { type CheckEnv, checks, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { expectReplayEqualsTables, storedText } from './erasure.js';
 
@@ -54,9 +54,20 @@ export async function eachClockedPair(
 export const pairs = (body: (a: EventSourcedProvider, b: EventSourcedProvider, env: CheckEnv) => Promise<void>) => (env: CheckEnv) =>
   eachPair(env, (a, b) => body(a, b, env));
 
-/** A check body (needing `injectableClock`) run on {@link eachClockedPair}'s pairs. */
+/** A check body (needing `injectableClock`) run on {@link eachPair}'s pairs on manual clocks, the first store's `ahead` ms ahead of the second's. */
+export const skewedPairs = (ahead: number, body: (a: EventSourcedProvider, b: EventSourcedProvider, env: CheckEnv) => Promise<void>) =>
+  needing(['injectableClock'], (env) => {
+    let n = 0;
+    return eachPair(
+      env,
+      (a, b) => body(a, b, env),
+      () => new ManualClock(n++ % 2 === 0 ? T0 + ahead : T0),
+    );
+  });
+
+/** A check body (needing `eventSourced`, `sync` and `injectableClock`) run on {@link eachClockedPair}'s pairs. */
 export const clockedPairs = (body: (a: EventSourcedProvider, b: EventSourcedProvider, clocks: [ManualClock, ManualClock]) => Promise<void>) =>
-  needing(['injectableClock'], (env) => eachClockedPair(env, body));
+  needing(['eventSourced', 'sync', 'injectableClock'], (env) => eachClockedPair(env, body));
 
 /** A session of `contents` turns written on `a`, received by `b`. */
 export async function sharedSession(a: EventSourcedProvider, b: EventSourcedProvider, contents: readonly string[]): Promise<{ id: string; turns: Turn[] }> {
@@ -342,19 +353,11 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     await expectConverged([a, b]);
   }),
 
-  'Y6 after a receive the clock is past every HLC received, so the next local write is later': needing(['injectableClock'], async (env) => {
-    let n = 0;
-    // The first store's clock runs an hour ahead of the second's.
-    await eachPair(
-      env,
-      async (a, b) => {
-        const ahead = await a.memory.write({ content: 'from the future' });
-        await sync(a, b);
-        const next = await b.memory.write({ content: 'written after the sync' });
-        expect(compareHlc(next.updatedHlc, ahead.updatedHlc), 'the HLC of the next write').toBeGreaterThan(0);
-      },
-      () => new ManualClock(n++ % 2 === 0 ? T0 + 3_600_000 : T0),
-    );
+  'Y6 after a receive the clock is past every HLC received, so the next local write is later': skewedPairs(HOUR, async (a, b) => {
+    const ahead = await a.memory.write({ content: 'from the future' });
+    await sync(a, b);
+    const next = await b.memory.write({ content: 'written after the sync' });
+    expect(compareHlc(next.updatedHlc, ahead.updatedHlc), 'the HLC of the next write').toBeGreaterThan(0);
   }),
 
   'Y7 property: 2–3 replicas with disjoint random work (purges included) and random partial, repeated and interrupted pairwise syncs converge after a final exchange':
