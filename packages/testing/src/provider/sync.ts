@@ -17,7 +17,8 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
-import { HOUR, marked, T0, turnLines } from '../suite/fixtures.js';
+import { HOUR, ids, marked, T0, turnLines } from '../suite/fixtures.js';
+import type { ProviderFactoryOptions } from '../factory.js';
 import { type CheckEnv, checks, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { expectReplayEqualsTables, storedText } from './erasure.js';
 
@@ -26,27 +27,29 @@ export function replicaText(snapshot: Snapshot): string {
   return encodeSnapshot({ ...snapshot, seq: 0, operations: snapshot.operations.map((operation) => ({ ...operation, seq: 0 })) });
 }
 
-/** Two stores of the factory, and one of the factory beside an in-memory one: each check runs on both pairs. */
+/** Two stores of the factory, and one of the factory beside an in-memory one, each store opened with a new `options()`: each check runs on both pairs. */
 export async function eachPair(
   env: CheckEnv,
   body: (a: EventSourcedProvider, b: EventSourcedProvider) => Promise<void>,
-  clock?: () => ManualClock,
+  options: () => ProviderFactoryOptions = () => ({}),
 ): Promise<void> {
-  const open = async () => env.eventSourced(await env.open(clock ? { clock: clock() } : {}));
+  const open = async () => env.eventSourced(await env.open(options()));
   await env.scoped(async () => body(await open(), await open()));
-  await env.scoped(async () => body(await open(), env.closes(createInMemoryProvider(clock ? { clock: clock() } : {}))));
+  await env.scoped(async () => body(await open(), env.closes(createInMemoryProvider(options()))));
 }
 
-/** {@link eachPair} with each store on a manual clock of its own at {@link T0}, handed to `body` beside the stores. */
+/** {@link eachPair} with each store on a manual clock of its own at {@link T0} (and `options`), handed to `body` beside the stores. */
 export async function eachClockedPair(
   env: CheckEnv,
   body: (a: EventSourcedProvider, b: EventSourcedProvider, clocks: [ManualClock, ManualClock]) => Promise<void>,
+  options: () => ProviderFactoryOptions = () => ({}),
 ): Promise<void> {
   const clocks: ManualClock[] = [];
+  const clock = () => clocks[clocks.push(new ManualClock(T0)) - 1]!;
   await eachPair(
     env,
     (a, b) => body(a, b, clocks.slice(-2) as [ManualClock, ManualClock]),
-    () => clocks[clocks.push(new ManualClock(T0)) - 1]!,
+    () => ({ ...options(), clock: clock() }),
   );
 }
 
@@ -61,7 +64,7 @@ export const skewedPairs = (ahead: number, body: (a: EventSourcedProvider, b: Ev
     return eachPair(
       env,
       (a, b) => body(a, b, env),
-      () => new ManualClock(n++ % 2 === 0 ? T0 + ahead : T0),
+      () => ({ clock: new ManualClock(n++ % 2 === 0 ? T0 + ahead : T0) }),
     );
   });
 
@@ -616,13 +619,10 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
 
   'Y15 after a merge semantic and lexical recall find a memory item by the content that won, not by the one that lost': needing(
     ['embedder', 'injectableClock'],
-    async (env) => {
-      const open = async (clock: ManualClock) => env.eventSourced(await env.open({ clock, embedder: conceptEmbedder() }));
-      const inMemory = async (clock: ManualClock) => env.closes(createInMemoryProvider({ clock, embedder: conceptEmbedder() }));
-      for (const second of [open, inMemory])
-        await env.scoped(async () => {
-          const [onA, onB] = [new ManualClock(T0), new ManualClock(T0)];
-          const [a, b] = [await open(onA), await second(onB)];
+    (env) =>
+      eachClockedPair(
+        env,
+        async (a, b, [onA, onB]) => {
           const item = await a.memory.write({ content: 'a shared fact' });
           await sync(a, b);
           onA.advance(2_000);
@@ -631,19 +631,14 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
           await a.memory.update(item.id, { content: 'a kitten arrived' });
           await sync(a, b);
           for (const p of [a, b]) {
-            expect(
-              (await p.memory.recall({ query: 'feline', mode: 'semantic' })).map((hit) => hit.id),
-              'the content that won',
-            ).toEqual([item.id]);
+            expect(ids(await p.memory.recall({ query: 'feline', mode: 'semantic' })), 'the content that won').toEqual([item.id]);
             expect(await p.memory.recall({ query: 'vehicle', mode: 'semantic' }), 'the content that lost').toEqual([]);
             expect(await p.memory.recall({ query: 'sedan', mode: 'lexical' }), 'the words that lost').toEqual([]);
-            expect(
-              (await p.memory.recall({ query: 'kitten', mode: 'lexical' })).map((hit) => hit.id),
-              'the words that won',
-            ).toEqual([item.id]);
+            expect(ids(await p.memory.recall({ query: 'kitten', mode: 'lexical' })), 'the words that won').toEqual([item.id]);
           }
-        });
-    },
+        },
+        () => ({ embedder: conceptEmbedder() }),
+      ),
   ),
 
   'Y16 a skill upserted or deleted on both stores apart merges into the later content write by (HLC, writer) on both, version counting the content writes, the loser marked a conflict in history; a later upsert brings a deleted skill back':
