@@ -4,7 +4,7 @@ import { compactWhenOver, ERASED, EventTypes, LIMITS, NotFoundError, STATE_STREA
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { footprint, says } from '../suite/fixtures.js';
+import { footprint, ids, says } from '../suite/fixtures.js';
 import { checks, fresh, freshLog, property, type ProviderCheck } from '../suite/harness.js';
 import { arbStep, expectWindow, liveTurns, QUARTERS, sessionWith, type Step, transcript } from './context.js';
 import { expectReplayEqualsTables, storedText } from './erasure.js';
@@ -44,20 +44,16 @@ function expectCompactedWindow(live: readonly Turn[], summary: SessionSummary | 
   const at = summary === undefined ? -1 : live.findIndex((turn) => turn.id === summary.through);
   const tokens = summary === undefined ? 0 : counter.count(summary.text);
   if (summary === undefined || summary.stale || at < 0 || tokens > window.maxTokens) {
-    expect(
-      window.entries.some((entry) => entry.kind === 'summary'),
-      'no summary that is stale, whose turn is gone or that does not fit',
-    ).toBe(false);
+    const kinds = window.entries.map((entry) => entry.kind);
+    expect(kinds, 'no summary that is stale, whose turn is gone or that does not fit').not.toContain('summary');
     expectWindow(live, window, counter);
     return;
   }
   expect(window.entries[0], 'the summary first').toEqual({ kind: 'summary', tokens, summary });
   const after = live.slice(at + 1);
   const cut = referenceCut(after, window.maxTokens - tokens, counter);
-  expect(
-    window.entries.slice(1).map((entry) => (entry.kind === 'turn' ? entry.turn.id : entry.kind)),
-    'the newest turns after the summary that fit',
-  ).toEqual(after.slice(cut).map((turn) => turn.id));
+  const shown = window.entries.slice(1).map((entry) => (entry.kind === 'turn' ? entry.turn.id : entry.kind));
+  expect(shown, 'the newest turns after the summary that fit').toEqual(ids(after.slice(cut)));
 }
 
 /** One step of W14 on its session. */

@@ -132,10 +132,8 @@ export const syncFieldChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
               syncVersion: 7,
               fieldsClock: { updatedHlc: updated.updatedHlc, lastWriterId: updated.lastWriterId },
             });
-            expect(
-              (await p.sessions.turns(session.id, { limit: 10 })).map((turn) => turn.content),
-              'the transcript',
-            ).toEqual(['first', 'third']);
+            const contents = (await p.sessions.turns(session.id, { limit: 10 })).map((turn) => turn.content);
+            expect(contents, 'the transcript').toEqual(['first', 'third']);
           }
           await expectConverged([a, b]);
         });

@@ -126,10 +126,8 @@ export const syncTurnChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], 
         const survivors = session.turns.filter((turn) => live.every((ids) => ids.has(turn.id)));
         const expected = [...survivors.map((turn) => [turn.seq, turn.id]), ...later.map((turn, i) => [shared + 1 + i, turn.id])];
         for (const p of [a, b]) {
-          expect(
-            (await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.id]),
-            'the merged transcript',
-          ).toEqual(expected);
+          const merged = (await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.id]);
+          expect(merged, 'the merged transcript').toEqual(expected);
           expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(versions);
         }
         await expectConverged([a, b]);

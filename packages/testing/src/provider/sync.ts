@@ -322,10 +322,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         const { turns } = await p.snapshot();
         for (const [i, turn] of [early, late, purged, shared].entries()) {
           const rank = { seq: [2, 5, 7, 8][i], deleted: true, appendedHlc: turn.updatedHlc };
-          expect(
-            turns.find((held) => held.id === turn.id),
-            'a tombstone keeps its rank',
-          ).toMatchObject(rank);
+          const held = turns.find((candidate) => candidate.id === turn.id);
+          expect(held, 'a tombstone keeps its rank').toMatchObject(rank);
         }
         expect(await storedText(p)).not.toMatch(/Quokka|Wombat/);
       }
@@ -553,22 +551,17 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             : { body: last.body, deleted: last.deleted, version: rules.length, ...outcomes, syncVersion: skillVersions },
         );
         const { sessions, turns: held } = await stores[0]!.snapshot();
-        expect(
-          held.filter((turn) => turn.sessionId === chat.id && !turn.deleted).map((turn) => [turn.seq, turn.id]),
-          'every turn added and neither removed nor purged, numbered by (HLC, writer) among all added',
-        ).toEqual(
-          byClock(turns)
-            .map((turn, n) => [n + 1, turn.id])
-            .filter(([, id]) => !removed.has(id as string) && !purgedTurns.has(id as string)),
-        );
-        expect(
-          held.filter((turn) => purgedTurns.has(turn.id)).every((turn) => turn.content === ERASED && turn.deleted),
-          'the turns a purge named',
-        ).toBe(true);
-        expect(
-          sessions.find((session) => session.id === chat.id),
-          'the session counts its versions, titled by its later field write, or erased by a purge',
-        ).toMatchObject({ syncVersion: 1 + transcriptVersions, title: chatPurged ? ERASED : greatest(titles).title, deleted: chatPurged });
+        const live = held.filter((turn) => turn.sessionId === chat.id && !turn.deleted).map((turn) => `${turn.seq} ${turn.id}`);
+        const kept = byClock(turns).flatMap((turn, n) => (removed.has(turn.id) || purgedTurns.has(turn.id) ? [] : [`${n + 1} ${turn.id}`]));
+        expect(live, 'every turn added and neither removed nor purged, numbered by (HLC, writer) among all added').toEqual(kept);
+        const erased = held.filter((turn) => purgedTurns.has(turn.id)).every((turn) => turn.content === ERASED && turn.deleted);
+        expect(erased, 'the turns a purge named').toBe(true);
+        const session = sessions.find((candidate) => candidate.id === chat.id);
+        expect(session, 'the session counts its versions, titled by its later field write, or erased by a purge').toMatchObject({
+          syncVersion: 1 + transcriptVersions,
+          title: chatPurged ? ERASED : greatest(titles).title,
+          deleted: chatPurged,
+        });
       });
     },
 
