@@ -4,11 +4,11 @@ import { compactWhenOver, ERASED, EventTypes, LIMITS, NotFoundError, STATE_STREA
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { footprint, says } from '../suite/fixtures.js';
-import { checks, fresh, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
+import { footprint, ids, says } from '../suite/fixtures.js';
+import { checks, fresh, freshLog, property, type ProviderCheck } from '../suite/harness.js';
 import { arbStep, expectWindow, liveTurns, QUARTERS, sessionWith, type Step, transcript } from './context.js';
 import { expectReplayEqualsTables, storedText } from './erasure.js';
-import { eachClockedPair, expectConverged } from './sync.js';
+import { clockedPairs, expectConverged } from './sync.js';
 
 /**
  * The first index of the longest suffix of `after` (the live turns after a summary's turn) that fits
@@ -44,20 +44,16 @@ function expectCompactedWindow(live: readonly Turn[], summary: SessionSummary | 
   const at = summary === undefined ? -1 : live.findIndex((turn) => turn.id === summary.through);
   const tokens = summary === undefined ? 0 : counter.count(summary.text);
   if (summary === undefined || summary.stale || at < 0 || tokens > window.maxTokens) {
-    expect(
-      window.entries.some((entry) => entry.kind === 'summary'),
-      'no summary that is stale, whose turn is gone or that does not fit',
-    ).toBe(false);
+    const kinds = window.entries.map((entry) => entry.kind);
+    expect(kinds, 'no summary that is stale, whose turn is gone or that does not fit').not.toContain('summary');
     expectWindow(live, window, counter);
     return;
   }
   expect(window.entries[0], 'the summary first').toEqual({ kind: 'summary', tokens, summary });
   const after = live.slice(at + 1);
   const cut = referenceCut(after, window.maxTokens - tokens, counter);
-  expect(
-    window.entries.slice(1).map((entry) => (entry.kind === 'turn' ? entry.turn.id : entry.kind)),
-    'the newest turns after the summary that fit',
-  ).toEqual(after.slice(cut).map((turn) => turn.id));
+  const shown = window.entries.slice(1).map((entry) => (entry.kind === 'turn' ? entry.turn.id : entry.kind));
+  expect(shown, 'the newest turns after the summary that fit').toEqual(ids(after.slice(cut)));
 }
 
 /** One step of W14 on its session. */
@@ -233,28 +229,24 @@ export const compactionChecks: ProviderCheck[] = checks([], {
     await expectReplayEqualsTables(p);
   }),
 
-  'W13 a compaction syncs as a session change; of two written apart, the later by (HLC, writer) stands on both stores, with the turns appended apart': needing(
-    ['eventSourced', 'sync', 'injectableClock'],
-    async (env) => {
-      await eachClockedPair(env, async (a, b, [onA, onB]) => {
-        const session = await a.sessions.create({});
-        const turns = await a.sessions.appendTurns(session.id, [says('question'), says('answer', 'assistant')]);
-        await sync(a, b);
-        const first = await a.sessions.compact(session.id, { through: turns[0]!.id, summary: 'asked' });
-        await sync(a, b);
-        expect(await b.sessions.get(session.id)).toEqual(first);
-        onA.advance(1_000);
-        onB.advance(2_000);
-        await a.sessions.compact(session.id, { through: turns[1]!.id, summary: 'from a' });
-        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'appended on a' });
-        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'appended on b' });
-        const later = await b.sessions.compact(session.id, { through: turns[0]!.id, summary: 'from b' });
-        await sync(a, b);
-        for (const p of [a, b]) expect((await p.sessions.get(session.id)).summary, 'the later summary').toEqual(later.summary);
-        await expectConverged([a, b]);
-      });
-    },
-  ),
+  'W13 a compaction syncs as a session change; of two written apart, the later by (HLC, writer) stands on both stores, with the turns appended apart':
+    clockedPairs(async (a, b, [onA, onB]) => {
+      const session = await a.sessions.create({});
+      const turns = await a.sessions.appendTurns(session.id, [says('question'), says('answer', 'assistant')]);
+      await sync(a, b);
+      const first = await a.sessions.compact(session.id, { through: turns[0]!.id, summary: 'asked' });
+      await sync(a, b);
+      expect(await b.sessions.get(session.id)).toEqual(first);
+      onA.advance(1_000);
+      onB.advance(2_000);
+      await a.sessions.compact(session.id, { through: turns[1]!.id, summary: 'from a' });
+      await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'appended on a' });
+      await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'appended on b' });
+      const later = await b.sessions.compact(session.id, { through: turns[0]!.id, summary: 'from b' });
+      await sync(a, b);
+      for (const p of [a, b]) expect((await p.sessions.get(session.id)).summary, 'the later summary').toEqual(later.summary);
+      await expectConverged([a, b]);
+    }),
 
   'W14 property: for random appends, compactions, removals and purges, context never passes its budget, never uses a stale summary nor one whose turn is gone, and sends it in place of exactly the turns through that turn':
     freshLog(async (p, env) => {

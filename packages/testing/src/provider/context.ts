@@ -4,7 +4,7 @@ import { defaultTokenCounter, formatInstant, ManualClock, NotFoundError, STATE_S
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { footprint, HOUR, says, T0 } from '../suite/fixtures.js';
+import { footprint, HOUR, ids, says, T0 } from '../suite/fixtures.js';
 import { checks, fresh, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 
 /** A cheap counter of the property checks: a token per four characters. */
@@ -83,15 +83,10 @@ function pairs(turns: readonly Turn[]): [number, number][] {
 export function expectWindow(live: readonly Turn[], window: ContextWindow, counter: NamedTokenCounter): void {
   const shown = window.entries.flatMap((entry) => (entry.kind === 'turn' ? [entry.turn] : []));
   const cut = live.length - shown.length;
-  expect(
-    shown.map((turn) => turn.id),
-    'a suffix of the live transcript',
-  ).toEqual(live.slice(cut).map((turn) => turn.id));
+  expect(ids(shown), 'a suffix of the live transcript').toEqual(ids(live.slice(cut)));
   const memoryCount = window.entries.length - shown.length;
-  expect(
-    window.entries.map((entry) => entry.kind),
-    'memories before turns',
-  ).toEqual([...Array(memoryCount).fill('memory'), ...Array(shown.length).fill('turn')]);
+  const kinds = window.entries.map((entry) => entry.kind);
+  expect(kinds, 'memories before turns').toEqual([...Array(memoryCount).fill('memory'), ...Array(shown.length).fill('turn')]);
   for (const entry of window.entries)
     expect(entry.tokens, 'entry counted by the counter').toBe(
       counter.count(entry.kind === 'turn' ? turnTokenText(entry.turn) : entry.kind === 'summary' ? entry.summary.text : entry.memory.content),

@@ -23,7 +23,7 @@ import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
 import { checks, fresh, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { expectReplayEqualsTables, storedText } from './erasure.js';
-import { eachClockedPair, expectConverged } from './sync.js';
+import { clockedPairs, eachClockedPair, expectConverged } from './sync.js';
 
 const scope = ['team'];
 
@@ -135,78 +135,74 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     ),
 
   'Y51 the same skill slug created on two stores apart is one skill: content writes, outcomes, a delete and a purge written apart on it merge, pulled either way, to equal read models that equal a replay':
-    needing(['injectableClock'], (env) =>
-      eachClockedPair(env, async (a, b, [, onB]) => {
-        const deploy = { slug: 'deploy', scope };
-        const first = await a.skills.upsert({ ...deploy, body: 'ship on friday' });
-        // Each step's write on the second store is later than the first store's: it wins the merge.
-        onB.advance(1_000);
-        await b.skills.upsert({ ...deploy, body: 'ship on monday', uses: 4, wins: 1 });
-        await b.skills.upsert({ ...deploy, body: 'ship on tuesday' });
-        await sync(b, a);
-        await expectConverged([a, b]);
-        const { createdAt, originInstanceId } = first;
-        const merged = { id: skillId(scope, 'deploy'), createdAt, originInstanceId, body: 'ship on tuesday', uses: 4, version: 3, syncVersion: 3 };
-        expect(await a.skills.get('deploy', { scope })).toMatchObject(merged);
+    clockedPairs(async (a, b, [, onB]) => {
+      const deploy = { slug: 'deploy', scope };
+      const first = await a.skills.upsert({ ...deploy, body: 'ship on friday' });
+      // Each step's write on the second store is later than the first store's: it wins the merge.
+      onB.advance(1_000);
+      await b.skills.upsert({ ...deploy, body: 'ship on monday', uses: 4, wins: 1 });
+      await b.skills.upsert({ ...deploy, body: 'ship on tuesday' });
+      await sync(b, a);
+      await expectConverged([a, b]);
+      const { createdAt, originInstanceId } = first;
+      const merged = { id: skillId(scope, 'deploy'), createdAt, originInstanceId, body: 'ship on tuesday', uses: 4, version: 3, syncVersion: 3 };
+      expect(await a.skills.get('deploy', { scope })).toMatchObject(merged);
 
-        await a.skills.recordOutcome('deploy', { success: true, scope });
-        await b.skills.recordOutcome('deploy', { success: false, scope });
-        await sync(a, b);
-        await expectConverged([a, b]);
-        expect(await b.skills.get('deploy', { scope })).toMatchObject({ ...merged, uses: 6, wins: 2, syncVersion: 5 });
+      await a.skills.recordOutcome('deploy', { success: true, scope });
+      await b.skills.recordOutcome('deploy', { success: false, scope });
+      await sync(a, b);
+      await expectConverged([a, b]);
+      expect(await b.skills.get('deploy', { scope })).toMatchObject({ ...merged, uses: 6, wins: 2, syncVersion: 5 });
 
-        await a.skills.delete('deploy', { scope });
-        onB.advance(1_000);
-        await b.skills.upsert({ ...deploy, body: 'ship at noon' });
-        await sync(b, a);
-        await expectConverged([a, b]);
-        expect(await a.skills.get('deploy', { scope })).toMatchObject({
-          ...merged,
-          body: 'ship at noon',
-          uses: 6,
-          wins: 2,
-          version: 5,
-          syncVersion: 7,
-          deleted: false,
-        });
+      await a.skills.delete('deploy', { scope });
+      onB.advance(1_000);
+      await b.skills.upsert({ ...deploy, body: 'ship at noon' });
+      await sync(b, a);
+      await expectConverged([a, b]);
+      expect(await a.skills.get('deploy', { scope })).toMatchObject({
+        ...merged,
+        body: 'ship at noon',
+        uses: 6,
+        wins: 2,
+        version: 5,
+        syncVersion: 7,
+        deleted: false,
+      });
 
-        // A purge wins over a write apart; a creation apart arriving at a store that purged the slug is stored erased.
-        await a.purge({ id: first.id, reason: 'request of the owner' });
-        await b.skills.upsert({ ...deploy, body: 'ship at dawn' });
-        const other = await a.skills.upsert({ slug: 'review', body: 'read it twice', scope });
-        await a.purge({ id: other.id, reason: 'request of the owner' });
-        await b.skills.upsert({ slug: 'review', body: 'read it thrice', scope });
-        await sync(a, b);
-        await expectConverged([a, b]);
-        for (const p of [a, b]) {
-          for (const slug of ['deploy', 'review']) await expectError(() => p.skills.get(slug, { scope }), NotFoundError);
-          for (const text of ['ship', 'read it']) expect(await storedText(p), text).not.toContain(text);
-        }
-      }),
-    ),
+      // A purge wins over a write apart; a creation apart arriving at a store that purged the slug is stored erased.
+      await a.purge({ id: first.id, reason: 'request of the owner' });
+      await b.skills.upsert({ ...deploy, body: 'ship at dawn' });
+      const other = await a.skills.upsert({ slug: 'review', body: 'read it twice', scope });
+      await a.purge({ id: other.id, reason: 'request of the owner' });
+      await b.skills.upsert({ slug: 'review', body: 'read it thrice', scope });
+      await sync(a, b);
+      await expectConverged([a, b]);
+      for (const p of [a, b]) {
+        for (const slug of ['deploy', 'review']) await expectError(() => p.skills.get(slug, { scope }), NotFoundError);
+        for (const text of ['ship', 'read it']) expect(await storedText(p), text).not.toContain(text);
+      }
+    }),
 
   'Y52 an item synced to both stores, deleted and written again under its key on the first while the second updates it later, is one item on both, live with the later content; written again after a purge, it syncs with its text':
-    needing(['injectableClock'], (env) =>
-      eachClockedPair(env, async (a, b, [, onB]) => {
-        const first = await a.memory.write({ content: 'ship on friday', key: 'plan', scope });
-        await sync(a, b);
-        await a.memory.delete(first.id);
-        expect(await a.memory.write({ content: 'ship next week', key: 'plan', scope })).toMatchObject({ id: first.id, syncVersion: 3 });
-        // Later than the first store's writes: its content wins where the two meet.
-        onB.advance(60_000);
-        await b.memory.update(first.id, { content: 'ship on saturday' });
-        await sync(a, b);
-        await expectConverged([a, b]);
-        const merged = { id: first.id, createdAt: first.createdAt, content: 'ship on saturday', deleted: false, syncVersion: 4 };
-        for (const p of [a, b]) expect(await p.memory.getByKey('plan', { scope })).toMatchObject(merged);
-        // Written again after a purge, the key's item chains on it: it reaches the other store, a batch after the purge, with its text.
-        await a.purge({ id: first.id, reason: 'request of the owner' });
-        await a.memory.write({ content: 'ship at dawn', key: 'plan', scope });
-        await sync(b, a, { batchSize: 1 });
-        await expectConverged([a, b]);
-        expect(await b.memory.getByKey('plan', { scope })).toMatchObject({ id: first.id, content: 'ship at dawn', syncVersion: 6 });
-      }),
-    ),
+    clockedPairs(async (a, b, [, onB]) => {
+      const first = await a.memory.write({ content: 'ship on friday', key: 'plan', scope });
+      await sync(a, b);
+      await a.memory.delete(first.id);
+      expect(await a.memory.write({ content: 'ship next week', key: 'plan', scope })).toMatchObject({ id: first.id, syncVersion: 3 });
+      // Later than the first store's writes: its content wins where the two meet.
+      onB.advance(60_000);
+      await b.memory.update(first.id, { content: 'ship on saturday' });
+      await sync(a, b);
+      await expectConverged([a, b]);
+      const merged = { id: first.id, createdAt: first.createdAt, content: 'ship on saturday', deleted: false, syncVersion: 4 };
+      for (const p of [a, b]) expect(await p.memory.getByKey('plan', { scope })).toMatchObject(merged);
+      // Written again after a purge, the key's item chains on it: it reaches the other store, a batch after the purge, with its text.
+      await a.purge({ id: first.id, reason: 'request of the owner' });
+      await a.memory.write({ content: 'ship at dawn', key: 'plan', scope });
+      await sync(b, a, { batchSize: 1 });
+      await expectConverged([a, b]);
+      expect(await b.memory.getByKey('plan', { scope })).toMatchObject({ id: first.id, content: 'ship at dawn', syncVersion: 6 });
+    }),
 
   'Y53 property: two stores writing, deleting and re-keying memory items and upserting and deleting skills on shared keys and slugs, synced in random orders and batches, converge, never two holders of a key or slug':
     needing(['injectableClock'], async (env) => {
@@ -238,8 +234,8 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       );
     }),
 
-  "Y54 a scope's working memory created on two stores apart is one document after a sync: the later text, equal on both": needing(['injectableClock'], (env) =>
-    eachClockedPair(env, async (a, b, [, onB]) => {
+  "Y54 a scope's working memory created on two stores apart is one document after a sync: the later text, equal on both": clockedPairs(
+    async (a, b, [, onB]) => {
       await a.workingMemory.replace({ text: 'plan: ship on friday', scope });
       onB.advance(1_000);
       await b.workingMemory.patch({ append: 'plan: ship on monday', scope });
@@ -247,7 +243,7 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       await expectConverged([a, b]);
       const merged = { id: memoryId(scope, WORKING_MEMORY), content: 'plan: ship on monday', syncVersion: 2 };
       for (const p of [a, b]) expect(await p.workingMemory.get({ scope })).toMatchObject(merged);
-    }),
+    },
   ),
 });
 

@@ -7,8 +7,8 @@ import { createInMemoryProvider, STATE_STREAM, SYNC_STREAM, SyncConflictError, s
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
-import { checks, needing, property, type ProviderCheck } from '../suite/harness.js';
-import { arbReplicaOp, eachClockedPair, eachPair, expectConverged, runReplicaOps } from './sync.js';
+import { checks, property, type ProviderCheck } from '../suite/harness.js';
+import { arbReplicaOp, clockedPairs, expectConverged, expectExchanged, pairs, runReplicaOps, sharedSession, syncSome } from './sync.js';
 
 /** The heads of every stream a receive may write: the events and the bookkeeping. */
 const heads = (p: EventSourcedProvider) => Promise.all([p.log.head(STATE_STREAM), p.log.head(SYNC_STREAM)]);
@@ -53,74 +53,66 @@ const TENANTS = ['acme', 'globex'] as const;
 
 export const syncOrderChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
   'Y65 two batches of one origin received in reverse order: the later is refused (order) and writes nothing, so both stores fold the turns in one order':
-    needing(['injectableClock'], async (env) => {
-      await eachClockedPair(env, async (a, b, [onA, onB]) => {
-        const session = await a.sessions.create({ title: 'shared' });
-        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
-        await sync(a, b);
-        onA.advance(1_000);
-        onB.advance(2_000);
-        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
-        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a, again' });
-        // Later by its clock than both: its place is last, wherever the turns arrive.
-        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on b' });
-        const [origin, held] = [await a.replicaId(), await b.vector()];
-        const earlier = await a.changes(held, { limit: 1 });
-        const later = await a.changes(held, { limit: 1, after: earlier[0]! });
-        const before = await heads(b);
-        // Folded first, the later turn would chain onto b's own turn as if its writer had held it.
-        const refused = await expectError(() => b.receive(later, { from: { [origin]: earlier[0]!.originSeq } }), SyncConflictError);
-        expect([refused.reason, refused.code, refused.origin, refused.originSeq]).toEqual(['order', 'diverged', origin, later[0]!.originSeq]);
-        expect(refused.message).toMatch(/nothing was received$/);
-        expect(await heads(b), 'nothing written').toEqual(before);
-        expect(await b.receive(earlier, { from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0 });
-        expect(await b.receive(later, { from: { [origin]: earlier[0]!.originSeq } })).toEqual({ received: 1, skipped: 0 });
-        await sync(a, b);
-        for (const p of [a, b]) expect((await p.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first', 'on a', 'on a, again', 'on b']);
-        await expectConverged([a, b]);
-      });
+    clockedPairs(async (a, b, [onA, onB]) => {
+      const session = await sharedSession(a, b, ['first']);
+      onA.advance(1_000);
+      onB.advance(2_000);
+      await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
+      await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a, again' });
+      // Later by its clock than both: its place is last, wherever the turns arrive.
+      await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on b' });
+      const [origin, held] = [await a.replicaId(), await b.vector()];
+      const earlier = await a.changes(held, { limit: 1 });
+      const later = await a.changes(held, { limit: 1, after: earlier[0]! });
+      const before = await heads(b);
+      // Folded first, the later turn would chain onto b's own turn as if its writer had held it.
+      const refused = await expectError(() => b.receive(later, { from: { [origin]: earlier[0]!.originSeq } }), SyncConflictError);
+      expect([refused.reason, refused.code, refused.origin, refused.originSeq]).toEqual(['order', 'diverged', origin, later[0]!.originSeq]);
+      expect(refused.message).toMatch(/nothing was received$/);
+      expect(await heads(b), 'nothing written').toEqual(before);
+      expect(await b.receive(earlier, { from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0 });
+      expect(await b.receive(later, { from: { [origin]: earlier[0]!.originSeq } })).toEqual({ received: 1, skipped: 0 });
+      await sync(a, b);
+      for (const p of [a, b]) expect((await p.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first', 'on a', 'on a, again', 'on b']);
+      await expectConverged([a, b]);
     }),
 
   'Y92 a scoped batch holding a turn, received ahead of the batch holding its session, is refused as order (not as outside the scope) and writes nothing':
-    needing([], async (env) => {
-      await eachPair(env, async (a, b) => {
-        const scope = ['acme'];
-        const session = await a.sessions.create({ title: 'tenant chat', scope });
-        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hello' });
-        const [origin, held] = [await a.replicaId(), await b.vector({ scope })];
-        const first = await a.changes(held, { scope, limit: 1 });
-        const second = await a.changes(held, { scope, limit: 1, after: first[0]! });
-        const before = await heads(b);
-        // The turn's session is in the batch it overtook: its scope is not known here yet.
-        const refused = await expectError(() => b.receive(second, { scope, from: { [origin]: first[0]!.originSeq } }), SyncConflictError);
-        expect([refused.reason, refused.originSeq]).toEqual(['order', second[0]!.originSeq]);
-        expect(await heads(b), 'nothing written').toEqual(before);
-        expect(await b.receive(first, { scope, from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0 });
-        expect(await b.receive(second, { scope, from: { [origin]: first[0]!.originSeq } })).toEqual({ received: 1, skipped: 0 });
-        expect((await b.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['hello']);
-      });
+    pairs(async (a, b) => {
+      const scope = ['acme'];
+      const session = await a.sessions.create({ title: 'tenant chat', scope });
+      await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hello' });
+      const [origin, held] = [await a.replicaId(), await b.vector({ scope })];
+      const first = await a.changes(held, { scope, limit: 1 });
+      const second = await a.changes(held, { scope, limit: 1, after: first[0]! });
+      const before = await heads(b);
+      // The turn's session is in the batch it overtook: its scope is not known here yet.
+      const refused = await expectError(() => b.receive(second, { scope, from: { [origin]: first[0]!.originSeq } }), SyncConflictError);
+      expect([refused.reason, refused.originSeq]).toEqual(['order', second[0]!.originSeq]);
+      expect(await heads(b), 'nothing written').toEqual(before);
+      expect(await b.receive(first, { scope, from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0 });
+      expect(await b.receive(second, { scope, from: { [origin]: first[0]!.originSeq } })).toEqual({ received: 1, skipped: 0 });
+      expect((await b.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['hello']);
     }),
 
-  'Y91 a batch refused as concurrent by a store that never received from its origin writes nothing, not even its sync notes': needing([], async (env) => {
-    await eachPair(env, async (a, b) => {
-      // Both hold the skill from a third store, not from each other.
-      const third = env.closes(createInMemoryProvider());
-      const skill = await third.skills.upsert({ slug: 'unlock', body: 'steps' });
-      await sync(a, third);
-      await sync(b, third);
-      await a.skills.recordOutcome(skill.id, { success: true });
-      await a.purge({ id: skill.id, reason: 'request of the owner' });
-      await b.purge({ id: skill.id, reason: 'request of the owner' });
-      // The first batch into `a`, from `b`, which purged the skill to other counts.
-      const before = await heads(a);
-      const refused = await expectError(() => sync(a, b), SyncConflictError);
-      expect([refused.reason, refused.record]).toEqual(['concurrent', skill.id]);
-      expect(await heads(a), 'no event, no sync.partial, no sync.covered').toEqual(before);
-    });
+  'Y91 a batch refused as concurrent by a store that never received from its origin writes nothing, not even its sync notes': pairs(async (a, b, env) => {
+    // Both hold the skill from a third store, not from each other.
+    const third = env.closes(createInMemoryProvider());
+    const skill = await third.skills.upsert({ slug: 'unlock', body: 'steps' });
+    await sync(a, third);
+    await sync(b, third);
+    await a.skills.recordOutcome(skill.id, { success: true });
+    await a.purge({ id: skill.id, reason: 'request of the owner' });
+    await b.purge({ id: skill.id, reason: 'request of the owner' });
+    // The first batch into `a`, from `b`, which purged the skill to other counts.
+    const before = await heads(a);
+    const refused = await expectError(() => sync(a, b), SyncConflictError);
+    expect([refused.reason, refused.record]).toEqual(['concurrent', skill.id]);
+    expect(await heads(a), 'no event, no sync.partial, no sync.covered').toEqual(before);
   }),
 
   "Y66 property: 3 stores each working in two tenants' subtrees, synced whole or by tenant, some syncs' first batch received late and some stopped: after a final exchange every store reads the same, equal to a replay of its log":
-    needing([], async (env) => {
+    async (env) => {
       const arbRounds = fc.array(
         fc.record({
           ops: fc.array(fc.tuple(fc.array(arbReplicaOp, { maxLength: 3 }), fc.array(arbReplicaOp, { maxLength: 3 })), { minLength: 3, maxLength: 3 }),
@@ -145,26 +137,11 @@ export const syncOrderChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
           for (const [i, pair] of round.ops.entries()) for (const [t, ops] of pair.entries()) await runReplicaOps(stores[i]!, [TENANTS[t]!, `store-${i}`], ops);
           for (const { a, b, tenant, batchSize, late, stopAfter } of round.syncs) {
             if (a === b) continue;
-            const stop = new AbortController();
             const scope = tenant === null ? {} : { scope: [TENANTS[tenant]!] };
-            await sync(stores[a]!, late ? lateFirstBatch(stores[b]!) : stores[b]!, {
-              ...scope,
-              batchSize,
-              signal: stop.signal,
-              onProgress: ({ batches }) => (stopAfter !== null && batches >= stopAfter ? stop.abort('stopped') : undefined),
-            }).catch((reason: unknown) => {
-              if (reason !== 'stopped') throw reason;
-            });
+            await syncSome(stores[a]!, late ? lateFirstBatch(stores[b]!) : stores[b]!, { ...scope, batchSize, stopAfter });
           }
         }
-        for (const [a, b] of [
-          [0, 1],
-          [1, 2],
-          [0, 2],
-          [0, 1],
-        ] as const)
-          await sync(stores[a]!, stores[b]!);
-        await expectConverged(stores);
+        await expectExchanged(stores);
       });
-    }),
+    },
 });

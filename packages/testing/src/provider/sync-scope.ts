@@ -4,8 +4,8 @@ import { createInMemoryProvider, SYNC_STREAM, scopeStartsWith, sync } from '@age
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectInvalid } from '../suite/expect-error.js';
-import { checks, needing, property, type ProviderCheck } from '../suite/harness.js';
-import { arbReplicaOp, eachPair, expectConverged, replicaText, runReplicaOps } from './sync.js';
+import { checks, property, type ProviderCheck } from '../suite/harness.js';
+import { arbReplicaOp, expectConverged, pairs, replicaText, runReplicaOps } from './sync.js';
 
 const ACME: Scope = ['acme'];
 
@@ -45,83 +45,75 @@ async function tenants(p: EventSourcedProvider, text: string): Promise<void> {
 const TENANTS = ['acme', 'globex'] as const;
 
 export const syncScopeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
-  'Y30 a sync scoped to a subtree carries only the events whose records all lie in it, both ways, and run again sends nothing and writes nothing': needing(
-    [],
-    async (env) => {
-      await eachPair(env, async (a, b) => {
-        await tenants(a, 'laptop');
-        await tenants(b, 'server');
-        const summary = await sync(a, b, { scope: ACME, batchSize: 2 });
-        expect(summary).toMatchObject({ toA: 14, toB: 14 });
-        for (const p of [a, b]) {
-          const snapshot = await p.snapshot();
-          expect(snapshot.skills.filter((skill) => skill.scope[0] === 'globex').length).toBe(1);
-          expect(snapshot.checkpoints.length).toBe(1);
-        }
-        expect(subtree(await a.snapshot(), ACME)).toBe(subtree(await b.snapshot(), ACME));
-        expect(subtree(await a.snapshot(), ['globex'])).not.toBe(subtree(await b.snapshot(), ['globex']));
-        const after = await allHeads([a, b]);
-        expect(await sync(b, a, { scope: ACME })).toEqual({ toA: 0, toB: 0, batches: 0 });
-        expect(await sync(a, b, { scope: ['acme', 'team'] })).toEqual({ toA: 0, toB: 0, batches: 0 });
-        expect(await allHeads([a, b])).toEqual(after);
-        // What a store sends of a subtree: its own events there and those it received there.
-        expect((await a.changes({}, { scope: ['acme', 'team'] })).length).toBe(14);
-        expect((await a.changes(await b.vector({ scope: ACME }), { scope: ACME })).length).toBe(0);
-        await expectInvalid(() => a.changes({}, { scope: 'acme' as unknown as Scope }), 'scope');
-      });
+  'Y30 a sync scoped to a subtree carries only the events whose records all lie in it, both ways, and run again sends nothing and writes nothing': pairs(
+    async (a, b) => {
+      await tenants(a, 'laptop');
+      await tenants(b, 'server');
+      const summary = await sync(a, b, { scope: ACME, batchSize: 2 });
+      expect(summary).toMatchObject({ toA: 14, toB: 14 });
+      for (const p of [a, b]) {
+        const snapshot = await p.snapshot();
+        expect(snapshot.skills.filter((skill) => skill.scope[0] === 'globex').length).toBe(1);
+        expect(snapshot.checkpoints.length).toBe(1);
+      }
+      expect(subtree(await a.snapshot(), ACME)).toBe(subtree(await b.snapshot(), ACME));
+      expect(subtree(await a.snapshot(), ['globex'])).not.toBe(subtree(await b.snapshot(), ['globex']));
+      const after = await allHeads([a, b]);
+      expect(await sync(b, a, { scope: ACME })).toEqual({ toA: 0, toB: 0, batches: 0 });
+      expect(await sync(a, b, { scope: ['acme', 'team'] })).toEqual({ toA: 0, toB: 0, batches: 0 });
+      expect(await allHeads([a, b])).toEqual(after);
+      // What a store sends of a subtree: its own events there and those it received there.
+      expect((await a.changes({}, { scope: ['acme', 'team'] })).length).toBe(14);
+      expect((await a.changes(await b.vector({ scope: ACME }), { scope: ACME })).length).toBe(0);
+      await expectInvalid(() => a.changes({}, { scope: 'acme' as unknown as Scope }), 'scope');
     },
   ),
 
-  'Y31 after a scoped sync, a sync of another subtree and then of the whole store carries every event the first left out; interrupted, it resumes': needing(
-    [],
-    async (env) => {
-      await eachPair(env, async (a, b) => {
-        await tenants(a, 'laptop');
-        await tenants(b, 'server');
-        await sync(a, b, { scope: ACME });
-        const stop = new AbortController();
-        const cut = sync(a, b, { scope: ['globex'], batchSize: 2, signal: stop.signal, onProgress: () => stop.abort('cut') });
-        await expect(cut).rejects.toBe('cut');
-        // The batch received is the sender's own: the sync resumes after it.
-        expect(await b.changes(await a.vector({ scope: ['globex'] }), { scope: ['globex'] })).toHaveLength(5);
-        expect(await sync(a, b, { scope: ['globex'], batchSize: 3 })).toMatchObject({ toA: 5, toB: 7 });
-        expect(subtree(await a.snapshot(), ['globex'])).toBe(subtree(await b.snapshot(), ['globex']));
-        expect(await sync(a, b)).toMatchObject({ toA: 1, toB: 1 });
-        await expectConverged([a, b]);
-        const after = await allHeads([a, b]);
-        for (const scope of [undefined, ACME, ['globex'], ['initech']])
-          expect(await sync(a, b, scope === undefined ? {} : { scope })).toEqual({ toA: 0, toB: 0, batches: 0 });
-        expect(await allHeads([a, b])).toEqual(after);
-      });
+  'Y31 after a scoped sync, a sync of another subtree and then of the whole store carries every event the first left out; interrupted, it resumes': pairs(
+    async (a, b) => {
+      await tenants(a, 'laptop');
+      await tenants(b, 'server');
+      await sync(a, b, { scope: ACME });
+      const stop = new AbortController();
+      const cut = sync(a, b, { scope: ['globex'], batchSize: 2, signal: stop.signal, onProgress: () => stop.abort('cut') });
+      await expect(cut).rejects.toBe('cut');
+      // The batch received is the sender's own: the sync resumes after it.
+      expect(await b.changes(await a.vector({ scope: ['globex'] }), { scope: ['globex'] })).toHaveLength(5);
+      expect(await sync(a, b, { scope: ['globex'], batchSize: 3 })).toMatchObject({ toA: 5, toB: 7 });
+      expect(subtree(await a.snapshot(), ['globex'])).toBe(subtree(await b.snapshot(), ['globex']));
+      expect(await sync(a, b)).toMatchObject({ toA: 1, toB: 1 });
+      await expectConverged([a, b]);
+      const after = await allHeads([a, b]);
+      for (const scope of [undefined, ACME, ['globex'], ['initech']])
+        expect(await sync(a, b, scope === undefined ? {} : { scope })).toEqual({ toA: 0, toB: 0, batches: 0 });
+      expect(await allHeads([a, b])).toEqual(after);
     },
   ),
 
   'Y32 a scoped receive refuses, whole, a batch holding an event outside its subtree (a record of another scope, a checkpoint, a purge of two tenants) and writes nothing':
-    needing([], async (env) => {
-      await eachPair(env, async (a, b) => {
-        await tenants(a, 'laptop');
-        const all = await a.changes({});
-        const globex = all.findIndex((event) => JSON.stringify(event.payload).includes('laptop globex'));
-        // A turn's scope is its session's: one of another tenant's session is refused although it carries no scope.
-        const turn = all.find((event) => event.type === 'session.turn_appended' && JSON.stringify(event.payload).includes('laptop globex'))!;
-        await b.receive(all.filter((event) => event.type === 'session.created' && JSON.stringify(event.payload).includes('laptop globex')));
-        const before = await allHeads([b]);
-        await expectInvalid(() => b.receive(all.slice(0, globex + 1), { scope: ACME }), `${globex}`);
-        await expectInvalid(() => b.receive([all.find((event) => event.type.startsWith('checkpoint.'))!], { scope: ACME }), '0');
-        await expectInvalid(() => b.receive([turn], { scope: ACME }), '0');
-        await expectInvalid(() => b.receive([], { scope: ACME, covered: { [turn.origin]: -1 } }), `covered.${turn.origin}`);
-        // A purge naming both tenants' records lies in neither's subtree: not sent, and refused.
-        const { seq } = await a.purge({ matching: 'revised', reason: 'both tenants' });
-        const purge = (await a.changes({})).find((event) => event.originSeq === seq)!;
-        expect(purge.type).toBe('records.purged');
-        expect((await a.changes({}, { scope: ACME })).map((event) => event.originSeq)).not.toContain(seq);
-        await expectInvalid(() => b.receive([purge], { scope: ACME }), '0');
-        expect(await allHeads([b])).toEqual(before);
-      });
+    pairs(async (a, b) => {
+      await tenants(a, 'laptop');
+      const all = await a.changes({});
+      const globex = all.findIndex((event) => JSON.stringify(event.payload).includes('laptop globex'));
+      // A turn's scope is its session's: one of another tenant's session is refused although it carries no scope.
+      const turn = all.find((event) => event.type === 'session.turn_appended' && JSON.stringify(event.payload).includes('laptop globex'))!;
+      await b.receive(all.filter((event) => event.type === 'session.created' && JSON.stringify(event.payload).includes('laptop globex')));
+      const before = await allHeads([b]);
+      await expectInvalid(() => b.receive(all.slice(0, globex + 1), { scope: ACME }), `${globex}`);
+      await expectInvalid(() => b.receive([all.find((event) => event.type.startsWith('checkpoint.'))!], { scope: ACME }), '0');
+      await expectInvalid(() => b.receive([turn], { scope: ACME }), '0');
+      await expectInvalid(() => b.receive([], { scope: ACME, covered: { [turn.origin]: -1 } }), `covered.${turn.origin}`);
+      // A purge naming both tenants' records lies in neither's subtree: not sent, and refused.
+      const { seq } = await a.purge({ matching: 'revised', reason: 'both tenants' });
+      const purge = (await a.changes({})).find((event) => event.originSeq === seq)!;
+      expect(purge.type).toBe('records.purged');
+      expect((await a.changes({}, { scope: ACME })).map((event) => event.originSeq)).not.toContain(seq);
+      await expectInvalid(() => b.receive([purge], { scope: ACME }), '0');
+      expect(await allHeads([b])).toEqual(before);
     }),
 
   "Y33 property: two tenants' random work and random scoped and whole syncs: a tenant's scoped replica holds exactly its subtree, equal to the source's":
-    needing([], async (env) => {
+    async (env) => {
       // A tenant's scoped sync of its replica with the source or the mirror, or the mirror's sync with the source, whole or of a tenant.
       const arbSyncs = fc.array(
         fc.record({ tenant: fc.nat(1), batchSize: fc.integer({ min: 1, max: 4 }), kind: fc.constantFrom('replica', 'replica-mirror', 'whole', 'mirror') }),
@@ -129,10 +121,7 @@ export const syncScopeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
       );
       const arbRounds = fc.array(
         fc.record({ ops: fc.tuple(fc.array(arbReplicaOp, { maxLength: 4 }), fc.array(arbReplicaOp, { maxLength: 4 })), syncs: arbSyncs }),
-        {
-          minLength: 1,
-          maxLength: 3,
-        },
+        { minLength: 1, maxLength: 3 },
       );
       await property(env, arbRounds, async (rounds) => {
         const source = env.eventSourced(await env.open());
@@ -158,5 +147,5 @@ export const syncScopeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         await sync(source, mirror);
         await expectConverged([source, mirror]);
       });
-    }),
+    },
 });

@@ -1,24 +1,11 @@
 /** Y55–Y58: transcripts changed on two stores apart, removals and replaced suffixes among them, merge (docs/contract.md §12, "Merge"). */
 import type { EventSourcedProvider, Turn } from '@agentstate/core';
-import { compareHlc, NotFoundError, sync } from '@agentstate/core';
+import { NotFoundError, sync } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { checks, needing, property, type ProviderCheck } from '../suite/harness.js';
-import { eachClockedPair, eachPair, expectConverged } from './sync.js';
-
-/** The live turns of a session as `[seq, content]`: what both stores must read alike. */
-async function transcript(p: EventSourcedProvider, sessionId: string): Promise<[number, string][]> {
-  return (await p.sessions.turns(sessionId)).map((turn) => [turn.seq, turn.content]);
-}
-
-/** A session of `contents` turns written on `a`, received by `b`. */
-async function sharedSession(a: EventSourcedProvider, b: EventSourcedProvider, contents: readonly string[]): Promise<{ id: string; turns: Turn[] }> {
-  const session = await a.sessions.create({ title: 'shared' });
-  const turns: Turn[] = [];
-  for (const content of contents) turns.push(await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content }));
-  await sync(a, b);
-  return { id: session.id, turns };
-}
+import { checks, property, type ProviderCheck } from '../suite/harness.js';
+import { byClock, clockedPairs, expectConverged, pairs, sharedSession } from './sync.js';
+import { turnLines } from '../suite/fixtures.js';
 
 /** What one store does to the shared transcript in Y58: removals of held turns first, then a replaced suffix and appends. */
 const arbSide = fc.record({
@@ -50,98 +37,76 @@ async function runSide(p: EventSourcedProvider, sessionId: string, side: Side, n
 }
 
 export const syncTurnChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
-  'Y55 the same turn removed on both stores apart is removed once: one tombstone on both, a version of each removal, and a later append chains': needing(
-    [],
-    async (env) => {
-      await eachPair(env, async (a, b) => {
-        const session = await sharedSession(a, b, ['first', 'second', 'third']);
-        await a.sessions.removeLastTurn(session.id);
-        await b.sessions.clear(session.id);
-        await sync(a, b);
-        for (const p of [a, b]) {
-          expect(await transcript(p, session.id), 'the live turns').toEqual([]);
-          expect((await p.history(session.turns[2]!.id)).at(-1)?.record, 'the turn removed on both').toMatchObject({ seq: 3, deleted: true });
-          expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(6);
-        }
-        await expectConverged([a, b]);
-        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'after the merge' });
-        await sync(a, b);
-        for (const p of [a, b]) expect(await transcript(p, session.id), 'a later append chains').toEqual([[4, 'after the merge']]);
-        await expectConverged([a, b]);
-      });
+  'Y55 the same turn removed on both stores apart is removed once: one tombstone on both, a version of each removal, and a later append chains': pairs(
+    async (a, b) => {
+      const session = await sharedSession(a, b, ['first', 'second', 'third']);
+      await a.sessions.removeLastTurn(session.id);
+      await b.sessions.clear(session.id);
+      await sync(a, b);
+      for (const p of [a, b]) {
+        expect(await turnLines(p, session.id), 'the live turns').toEqual([]);
+        expect((await p.history(session.turns[2]!.id)).at(-1)?.record, 'the turn removed on both').toMatchObject({ seq: 3, deleted: true });
+        expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(6);
+      }
+      await expectConverged([a, b]);
+      await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'after the merge' });
+      await sync(a, b);
+      for (const p of [a, b]) expect(await turnLines(p, session.id), 'a later append chains').toEqual(['4 after the merge']);
+      await expectConverged([a, b]);
     },
   ),
 
   'Y56 a suffix replaced on one store while a turn is appended on the other: the replaced turns are removed, the added turns and the appended one all kept on both, ranked by (HLC, writer)':
-    needing(['injectableClock'], async (env) => {
-      await eachClockedPair(env, async (a, b, [onA, onB]) => {
-        for (const later of ['suffix', 'append'] as const) {
-          const session = await sharedSession(a, b, ['question', 'draft answer']);
-          onA.advance(later === 'suffix' ? 2_000 : 1_000);
-          onB.advance(later === 'suffix' ? 1_000 : 3_000);
-          const turns = [
-            { role: 'assistant' as const, content: 'answer' },
-            { role: 'assistant' as const, content: 'answer, continued' },
-          ];
-          await a.sessions.replaceSuffix(session.id, { expected: [session.turns[1]!.id], turns });
-          await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'follow-up' });
-          await sync(a, b);
-          const live: [number, string][] =
-            later === 'suffix'
-              ? [
-                  [1, 'question'],
-                  [3, 'follow-up'],
-                  [4, 'answer'],
-                  [5, 'answer, continued'],
-                ]
-              : [
-                  [1, 'question'],
-                  [3, 'answer'],
-                  [4, 'answer, continued'],
-                  [5, 'follow-up'],
-                ];
-          for (const p of [a, b]) {
-            expect(await transcript(p, session.id), `the live turns, the ${later} later`).toEqual(live);
-            expect((await p.history(session.turns[1]!.id)).at(-1)?.record, 'the replaced turn').toMatchObject({ seq: 2, deleted: true });
-            expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(5);
-          }
-          await expectConverged([a, b]);
-        }
-      });
-    }),
-
-  'Y57 a suffix replaced on both stores apart: the turn both replaced is removed once, and both added blocks are kept whole, the earlier by (HLC, writer) first':
-    needing(['injectableClock'], async (env) => {
-      await eachClockedPair(env, async (a, b, [onA, onB]) => {
+    clockedPairs(async (a, b, [onA, onB]) => {
+      for (const later of ['suffix', 'append'] as const) {
         const session = await sharedSession(a, b, ['question', 'draft answer']);
-        onA.advance(2_000);
-        onB.advance(1_000);
-        const expected = [session.turns[1]!.id];
-        await a.sessions.replaceSuffix(session.id, { expected, turns: [{ role: 'assistant', content: 'on a' }] });
-        await b.sessions.replaceSuffix(session.id, {
-          expected,
-          turns: [
-            { role: 'assistant', content: 'on b' },
-            { role: 'assistant', content: 'on b, continued' },
-          ],
-        });
+        onA.advance(later === 'suffix' ? 2_000 : 1_000);
+        onB.advance(later === 'suffix' ? 1_000 : 3_000);
+        const turns = [
+          { role: 'assistant' as const, content: 'answer' },
+          { role: 'assistant' as const, content: 'answer, continued' },
+        ];
+        await a.sessions.replaceSuffix(session.id, { expected: [session.turns[1]!.id], turns });
+        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'follow-up' });
         await sync(a, b);
+        const live =
+          later === 'suffix'
+            ? ['1 question', '3 follow-up', '4 answer', '5 answer, continued']
+            : ['1 question', '3 answer', '4 answer, continued', '5 follow-up'];
         for (const p of [a, b]) {
-          expect(await transcript(p, session.id), 'the live turns').toEqual([
-            [1, 'question'],
-            [3, 'on b'],
-            [4, 'on b, continued'],
-            [5, 'on a'],
-          ]);
-          expect((await p.history(expected[0]!)).at(-1)?.record, 'the turn replaced on both').toMatchObject({ seq: 2, deleted: true });
+          expect(await turnLines(p, session.id), `the live turns, the ${later} later`).toEqual(live);
+          expect((await p.history(session.turns[1]!.id)).at(-1)?.record, 'the replaced turn').toMatchObject({ seq: 2, deleted: true });
           expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(5);
         }
         await expectConverged([a, b]);
+      }
+    }),
+
+  'Y57 a suffix replaced on both stores apart: the turn both replaced is removed once, and both added blocks are kept whole, the earlier by (HLC, writer) first':
+    clockedPairs(async (a, b, [onA, onB]) => {
+      const session = await sharedSession(a, b, ['question', 'draft answer']);
+      onA.advance(2_000);
+      onB.advance(1_000);
+      const expected = [session.turns[1]!.id];
+      await a.sessions.replaceSuffix(session.id, { expected, turns: [{ role: 'assistant', content: 'on a' }] });
+      await b.sessions.replaceSuffix(session.id, {
+        expected,
+        turns: [
+          { role: 'assistant', content: 'on b' },
+          { role: 'assistant', content: 'on b, continued' },
+        ],
       });
+      await sync(a, b);
+      for (const p of [a, b]) {
+        expect(await turnLines(p, session.id), 'the live turns').toEqual(['1 question', '3 on b', '4 on b, continued', '5 on a']);
+        expect((await p.history(expected[0]!)).at(-1)?.record, 'the turn replaced on both').toMatchObject({ seq: 2, deleted: true });
+        expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(5);
+      }
+      await expectConverged([a, b]);
     }),
 
   'Y58 property: turns removed, cleared, replaced and appended on two stores apart after a shared transcript merge into one transcript on both: the turns neither removed, then every added turn by (HLC, writer), numbered densely':
-    needing([], async (env) => {
+    async (env) => {
       const arbitrary = fc.tuple(fc.integer({ min: 1, max: 4 }), arbSide, arbSide, fc.boolean());
       await property(env, arbitrary, { numRuns: Math.max(3, Math.floor(env.propertyRuns / 4)) }, async ([shared, onA, onB, snapshot]) => {
         const [a, b] = [env.eventSourced(await env.open()), env.eventSourced(await env.open())];
@@ -157,19 +122,15 @@ export const syncTurnChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], 
         if (snapshot) for (const p of [a, b]) await p.saveSnapshot();
         await sync(a, b);
         // Each side adds only after it removes, so every added turn stays; a replaced suffix's block shares its clock and keeps its order (the sort is stable).
-        const later = added.sort(
-          (x, y) => compareHlc(x.updatedHlc, y.updatedHlc) || (x.lastWriterId < y.lastWriterId ? -1 : x.lastWriterId > y.lastWriterId ? 1 : 0),
-        );
+        const later = byClock(added);
         const survivors = session.turns.filter((turn) => live.every((ids) => ids.has(turn.id)));
         const expected = [...survivors.map((turn) => [turn.seq, turn.id]), ...later.map((turn, i) => [shared + 1 + i, turn.id])];
         for (const p of [a, b]) {
-          expect(
-            (await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.id]),
-            'the merged transcript',
-          ).toEqual(expected);
+          const merged = (await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.id]);
+          expect(merged, 'the merged transcript').toEqual(expected);
           expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(versions);
         }
         await expectConverged([a, b]);
       });
-    }),
+    },
 });

@@ -2,7 +2,7 @@
  * Shared fixtures of the provider checks: a rich scripted history that touches every record kind,
  * tombstone and version rule, and a read of everything a provider shows through its public API.
  */
-import type { EventSourcedProvider, Hlc, Provider, Scope, ScopeInput, TurnInput, TurnRole } from '@agentstate/core';
+import type { EventSourcedProvider, Hlc, Provider, RecordVersion, Scope, ScopeInput, TurnInput, TurnRole } from '@agentstate/core';
 import { compareHlc, encodeSnapshot, LIMITS, STATE_STREAM, toScope } from '@agentstate/core';
 import { HLC_ZERO } from '@agentstate/core/backend';
 
@@ -126,3 +126,14 @@ export const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** A turn input: `content` said by `role`. */
 export const says = (content: string, role: TurnRole = 'user'): TurnInput => ({ role, content });
+
+/** The live turns of a session, each as `<seq> <content>`, in their order: what stores must read alike. */
+export async function turnLines(p: Provider, sessionId: string): Promise<string[]> {
+  return (await p.sessions.turns(sessionId)).map((turn) => `${turn.seq} ${turn.content}`);
+}
+
+/** Versions as history lists them, each its text (a session's title, a skill's body, else the content) and `(conflict)` after a loser, sorted. */
+export function marked(versions: readonly RecordVersion[]): string[] {
+  const text = (v: RecordVersion) => (v.kind === 'session' ? v.record.title : v.kind === 'skill' ? v.record.body : v.record.content);
+  return versions.map((v) => `${text(v)}${v.conflict ? ' (conflict)' : ''}`).sort();
+}
