@@ -7,7 +7,7 @@
  * whole command line (`mcpMain`, for hosts such as `agentstate mcp`), and the
  * errors the server raises on purpose.
  */
-export { createAgentStateServer, DESTRUCTIVE_TOOL_NAMES, TOOL_NAMES, type AgentStateServerOptions } from './server.js';
+export { createAgentStateServer, TOOL_NAMES, type AgentStateServerOptions } from './server.js';
 export { runMcpServer, type RunMcpServerOptions, type RunningMcpServer } from './run.js';
 export { type McpIo, mcpMain } from './main.js';
 export { ScopeDeniedError, type ScopePolicyOptions } from './scope-policy.js';

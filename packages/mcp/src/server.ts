@@ -41,9 +41,6 @@ const DESTRUCTIVE_TOOLS = { purge: purgeTool };
 /** The names of every tool the server registers. */
 export const TOOL_NAMES = Object.keys(TOOLS) as readonly (keyof typeof TOOLS)[];
 
-/** The names of the tools registered only when the operator allows them (`allowPurge`). */
-export const DESTRUCTIVE_TOOL_NAMES = Object.keys(DESTRUCTIVE_TOOLS) as readonly (keyof typeof DESTRUCTIVE_TOOLS)[];
-
 function instructions(policy: ScopePolicy): string {
   const extra = [
     policy.allowSubscopes ? 'Calls may narrow to scopes under it (pass `scope`, a path relative to it, e.g. `["api"]`).' : 'Calls cannot leave it.',

@@ -200,7 +200,6 @@ export class SqliteVectorStore<R extends Embeddable, Q extends Search> implement
     return this.conn.exclusive(() =>
       this.conn.immediateWhenFree(() => {
         const index = this.indexes.ensure(embedderId, entries[0]!.vector.length);
-        this.indexes.ensureTable(tables, index);
         const lookup = this.#lookup();
         for (const entry of entries) {
           checkDimensions(index.dimensions, entry.vector.length);
@@ -236,7 +235,7 @@ export class SqliteVectorStore<R extends Embeddable, Q extends Search> implement
   #stored(query: Q, k: number): Array<{ record: R; similarity: number }> {
     const { tables } = this.target;
     const index = this.indexes.find(query.embedderId);
-    if (!index || !this.indexes.hasTable(tables, index)) return [];
+    if (!index) return [];
     checkDimensions(index.dimensions, query.vector.length);
     const arms = this.target.knn(query);
     const neighbours = (depth: number): Hit[] =>

@@ -186,16 +186,11 @@ export class VectorIndexes {
     }
   }
 
-  /** Creates the target's table of an index when missing (an index made before turns had vectors has no turn table). */
+  /** Creates the target's table of an index when missing. */
   ensureTable(target: VectorTarget, index: VectorIndex): void {
     this.conn.db.exec(
       `CREATE VIRTUAL TABLE IF NOT EXISTS ${vecTable(target, index)} USING vec0(embedding float[${Math.trunc(index.dimensions)}] distance_metric=cosine, ${target.meta.map((c) => `${c} text`).join(', ')})`,
     );
-  }
-
-  /** True when the target's table of an index exists. */
-  hasTable(target: VectorTarget, index: VectorIndex): boolean {
-    return this.conn.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(vecTable(target, index)) !== undefined;
   }
 }
 

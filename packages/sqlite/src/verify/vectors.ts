@@ -59,7 +59,7 @@ export function checkVectors(conn: Connection): VectorCheck {
     ] as const) {
       const table = vecTable(target, index);
       try {
-        const found = compareIndex(conn, index, target, tables.hasTable(target, index));
+        const found = compareIndex(conn, index, target);
         counts[index.embedder_id] = found.pending;
         for (const message of found.messages)
           problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}): ${message}`, repair: 'rebuild' });
@@ -83,14 +83,13 @@ interface VectorRow {
   b: string;
 }
 
-function compareIndex(conn: Connection, index: VectorIndex, target: VectorTarget, exists: boolean): { messages: string[]; pending: number } {
+function compareIndex(conn: Connection, index: VectorIndex, target: VectorTarget): { messages: string[]; pending: number } {
   const messages: string[] = [];
   const table = vecTable(target, index);
   const listing = `SELECT ${target.rowColumn} AS n FROM ${target.listed} WHERE index_no = ?`;
   const listedRows = new Set((conn.db.prepare(listing).all(index.no) as { n: number }[]).map((r) => r.n));
   const [a, b] = target.meta;
-  // An index made before turns had vectors has no turn table until a turn vector is stored.
-  const vectors = exists ? (conn.db.prepare(`SELECT rowid AS n, embedding, ${a} AS a, ${b} AS b FROM ${table}`).all() as VectorRow[]) : [];
+  const vectors = conn.db.prepare(`SELECT rowid AS n, embedding, ${a} AS a, ${b} AS b FROM ${table}`).all() as VectorRow[];
   const live = conn.db.prepare(target.liveRows).all() as ({ n: number; content: string } & Record<string, unknown>)[];
   const records = new Map(live.map((r) => [r.n, { content: r.content, meta: metaOf(target, r) }]));
   const cached = conn.db.prepare('SELECT vector FROM embedding_cache WHERE embedder_id = ? AND content_hash = ?');
