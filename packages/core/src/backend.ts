@@ -20,7 +20,6 @@ export {
   type EventRow,
   type EventRowValues,
   EVENT_COLUMNS,
-  EVENT_ROW_COLUMNS,
   ROW_CHECKSUM_PREFIX,
   prepareEvent,
   eventRowFromValues,
@@ -30,9 +29,8 @@ export {
 } from './log/event-row.js';
 export { type ChangeRecord, changeRecords, changeHlc, changeRecordIds } from './log/changes.js';
 export { operationEntry } from './log/operation.js';
-export { sortedById } from './provider/purge.js';
 export { storedPayload } from './log/compact.js';
-export { eraseEvents, eraseOperationHeads, holdersIn, storedTextForm } from './log/erasure.js';
+export { storedTextForm } from './log/erasure.js';
 export { historyRows } from './log/history-index.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
 export { type LoadedSnapshot, loadSnapshot } from './snapshot/restore.js';
@@ -45,7 +43,6 @@ export { squashScore, rankByBm25 } from './matching/bm25.js';
 export { contentHash, holdsContent, nearestFirst } from './embedding/embedder.js';
 export type {
   StateLookups,
-  PurgeSelector,
   StateWriteTx,
   ReceivedEvent,
   CheckpointKey,
@@ -72,12 +69,12 @@ export { skillSearchText, InMemoryState } from './fold/state.js';
 export { foldLog } from './fold/fold.js';
 export { exportLine } from './export/lines.js';
 export { type ExportRead, ExportReader } from './export/reader.js';
-export { overallRepair, listed } from './verify/report.js';
+export { listed } from './verify/report.js';
 export { Params, type SqlDialect, memoryRowFilter, checkMetadataIndex } from './sql/metadata.js';
 export { checkpointPageSql } from './sql/checkpoints.js';
 export { recordFilter, scopeCondition, turnWhere } from './sql/filters.js';
-export { type DerivedCheck, type VerifyRun, verifyReport } from './sql/verify.js';
-export { type ErasureSteps, type PurgeSql, eraseHistory, purgeableRows } from './sql/purge.js';
+export { verifyReport } from './sql/verify.js';
+export { type PurgeSql, eraseHistory, purgeableRows } from './sql/purge.js';
 export { verifiedPages } from './sql/pages.js';
 export type { ImportOptions, ImportResult, LogOptions, RebuildOptions, RebuildResult, VerifyOptions } from './sql/options.js';
 export { checkImported } from './sql/options.js';

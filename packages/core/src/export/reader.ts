@@ -35,11 +35,6 @@ export class ExportReader {
   /** The time and line of the last line read of each stream, which the next line of that stream may not precede. */
   readonly #times = new Map<string, { time: string; lineNo: number }>();
 
-  /** The events of the `retention` stream read so far (policies set and removed). */
-  get retentionEvents(): number {
-    return this.#retentionSeq;
-  }
-
   /**
    * Reads the next line (without its newline): the checked event it holds
    * (a `state` event with its change, or a `retention` event), or undefined

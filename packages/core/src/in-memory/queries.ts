@@ -9,7 +9,6 @@ import { matchesWhere } from '../matching/where.js';
 import { isExpired } from '../write/stamper.js';
 import { pastKeyset } from '../paging/cursor.js';
 import type { InMemoryState } from '../fold/state.js';
-import { purgeableIn } from './purgeable.js';
 
 const cap = <T>(list: T[], limit: number): T[] => (limit > 0 ? list.slice(0, limit) : list);
 
@@ -64,8 +63,8 @@ function search<S extends string, T extends { id: string } & Record<S, string>>(
   return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
 }
 
-/** Queries over an {@link InMemoryState}. */
-export function inMemoryQueries(state: InMemoryState): StateQueries {
+/** Queries over an {@link InMemoryState}, but for those the backend answers from its log too (history, purge by text). */
+export function inMemoryQueries(state: InMemoryState): Omit<StateQueries, 'recordSeqs' | 'purgeable'> {
   return {
     checkpoints: state.checkpoints,
     session: (id) => state.sessions.get(id),
@@ -82,8 +81,6 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       const id = state.memoryIdWithKey(scope, key);
       return id === undefined ? undefined : state.memory.get(id);
     },
-    recordSeqs: (id) => [...(state.history.get(id) ?? [])],
-    purgeable: (selector) => purgeableIn(state, selector),
 
     expiredMemory: (now, limit) =>
       state.liveMemory.items

@@ -65,17 +65,8 @@ export class InMemoryLog implements Log {
   }
 
   async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {
-    if (typeof input !== 'object' || input === null) return this.appendOwned(input);
-    return this.appendOwned({ ...input, payload: jsonPayload(input.payload) });
-  }
-
-  /**
-   * Appends without copying the payload: the caller hands it over and must
-   * never touch it again (it is frozen here). Its `state` events are checked
-   * like {@link append}'s.
-   */
-  appendOwned<P>(input: AppendInput<P>): LogEvent<P> {
-    return this.#store(input, true);
+    // The payload is copied, so a caller's later change to its object never reaches history.
+    return this.#store(typeof input !== 'object' || input === null ? input : { ...input, payload: jsonPayload(input.payload) }, true);
   }
 
   /**

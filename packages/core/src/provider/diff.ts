@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { InMemoryState } from '../fold/state.js';
-import { changeRecords } from '../log/changes.js';
+import { type ChangeRecord, changeRecords } from '../log/changes.js';
 import type { StateChange } from '../log/events.js';
 import type { Log } from '../log/log.js';
 import { canonicalJson } from '../log/json.js';
@@ -14,7 +14,6 @@ import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
 import { copyCheckpoint, copyMemoryItem, copySession, copySkill, copyTurn } from '../records/copy.js';
 import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
 import { parseInput } from '../records/inputs.js';
 import { type PointInput, type ResolvedPoint, resolvePoint } from './time-travel.js';
 import { type FoldToOptions, advance } from '../fold/fold.js';
@@ -71,16 +70,32 @@ export function diffRecords<T extends Versioned>(before: readonly T[], after: re
   return out;
 }
 
-/** What a diff compares: records by kind (checkpoints whole, the other kinds only those touched). */
-type Versions = Omit<Snapshot, 'seq' | 'operations' | 'checkpointWrites'>;
+/** A kind of record a diff compares by the ids the events between the points touched. */
+type TouchedKind = 'sessions' | 'turns' | 'skills' | 'memory';
 
-/** The ids of the records the events between two points touched, each with its version at the earlier point. */
-interface Touched {
-  sessions: Map<string, Session | undefined>;
-  turns: Map<string, Turn | undefined>;
-  skills: Map<string, Skill | undefined>;
-  memory: Map<string, MemoryItem | undefined>;
+/** The ids of the records the events between two points touched, by kind, each with its version at the earlier point. */
+type Touched = Record<TouchedKind, Map<string, Versioned | undefined>>;
+
+/** How a kind is read by id from a state, and copied as a capture copies it. */
+interface Kind {
+  get(state: InMemoryState, id: string): Versioned | undefined;
+  copy(record: Versioned): Versioned;
 }
+const KINDS: Record<TouchedKind, Kind> = {
+  sessions: { get: (state, id) => state.session(id), copy: copySession },
+  turns: { get: (state, id) => state.turn(id), copy: copyTurn },
+  skills: { get: (state, id) => state.skill(id), copy: copySkill },
+  memory: { get: (state, id) => state.memoryItem(id), copy: copyMemoryItem },
+};
+
+/** The kind each record entry of a change belongs to (a derived session version: `sessions`). */
+const KIND_OF: Partial<Record<ChangeRecord['kind'], TouchedKind>> = {
+  session: 'sessions',
+  sessionAfterTurn: 'sessions',
+  turn: 'turns',
+  skill: 'skills',
+  memory: 'memory',
+};
 
 /** The records of `versions` that exist, copied as a capture copies them. */
 function present<T>(versions: Iterable<T | undefined>, copy: (record: T) => T): T[] {
@@ -89,17 +104,13 @@ function present<T>(versions: Iterable<T | undefined>, copy: (record: T) => T): 
   return out;
 }
 
-/** Notes, before `change` is applied to `state`, the version of each record it touches that no earlier change touched. */
+/** Notes in `touched` (by kind, id → version), before `change` is applied to `state`, each record it touches that no earlier change touched. */
 function noteTouched(state: InMemoryState, touched: Touched, change: StateChange): void {
-  const note = <T>(map: Map<string, T | undefined>, id: string, get: (id: string) => T | undefined) => {
-    if (!map.has(id)) map.set(id, get(id));
-  };
   for (const entry of changeRecords(change)) {
-    if (entry.kind === 'sessionAfterTurn') note(touched.sessions, entry.turn.sessionId, (id) => state.session(id));
-    else if (entry.kind === 'session') note(touched.sessions, entry.record.id, (id) => state.session(id));
-    else if (entry.kind === 'turn') note(touched.turns, entry.record.id, (id) => state.turn(id));
-    else if (entry.kind === 'skill') note(touched.skills, entry.record.id, (id) => state.skill(id));
-    else if (entry.kind === 'memory') note(touched.memory, entry.record.id, (id) => state.memoryItem(id));
+    const of = KIND_OF[entry.kind];
+    if (of === undefined) continue;
+    const id = entry.kind === 'sessionAfterTurn' ? entry.turn.sessionId : (entry as { record: Versioned }).record.id;
+    if (!touched[of].has(id)) touched[of].set(id, KINDS[of].get(state, id));
   }
 }
 
@@ -123,29 +134,16 @@ export async function diffPoints(log: Log, input: DiffInput, options: FoldToOpti
   // Nothing asks this state for history: its index is not built.
   state.deferHistory();
   await advance(log, state, Math.max(from.seq, to.seq), options, (change) => noteTouched(state, touched, change));
-  const now = <T>(ids: Iterable<string>, get: (id: string) => T | undefined, copy: (record: T) => T): T[] => present([...ids].map(get), copy);
-  const atLow: Versions = {
-    sessions: present(touched.sessions.values(), copySession),
-    turns: present(touched.turns.values(), copyTurn),
-    skills: present(touched.skills.values(), copySkill),
-    memory: present(touched.memory.values(), copyMemoryItem),
-    checkpoints: checkpointsAtLow,
-  };
-  const atHigh: Versions = {
-    sessions: now(touched.sessions.keys(), (id) => state.session(id), copySession),
-    turns: now(touched.turns.keys(), (id) => state.turn(id), copyTurn),
-    skills: now(touched.skills.keys(), (id) => state.skill(id), copySkill),
-    memory: now(touched.memory.keys(), (id) => state.memoryItem(id), copyMemoryItem),
-    checkpoints: present(state.checkpoints.allCheckpoints(), copyCheckpoint),
-  };
+  const atLow: Record<string, Versioned[]> = { checkpoints: checkpointsAtLow };
+  const atHigh: Record<string, Versioned[]> = { checkpoints: present(state.checkpoints.allCheckpoints(), copyCheckpoint) };
+  for (const [of, { get, copy }] of Object.entries(KINDS) as [TouchedKind, Kind][]) {
+    atLow[of] = present(touched[of].values(), copy);
+    atHigh[of] = present(
+      [...touched[of].keys()].map((id) => get(state, id)),
+      copy,
+    );
+  }
   const [before, after] = from.seq <= to.seq ? [atLow, atHigh] : [atHigh, atLow];
-  return {
-    from,
-    to,
-    sessions: diffRecords(before.sessions, after.sessions),
-    turns: diffRecords(before.turns, after.turns),
-    skills: diffRecords(before.skills, after.skills),
-    memory: diffRecords(before.memory, after.memory),
-    checkpoints: diffRecords(before.checkpoints, after.checkpoints),
-  };
+  const diffs = Object.keys(atLow).map((of) => [of, diffRecords(before[of]!, after[of]!)]);
+  return { from, to, ...Object.fromEntries(diffs) } as StateDiff;
 }

@@ -64,7 +64,7 @@ export interface RankedLexicalQuery {
 }
 
 /** One ranked search: what it ranks and how its caller narrows it. */
-export interface RankedSearch<R extends Embeddable & { createdAt: string }, Q, F> {
+export interface RankedSearch<R extends Embeddable & { createdAt: string }, F> {
   /** The method its cursors are bound to. */
   method: string;
   /** What the search is called in its errors (`recall`, `search`). */
@@ -76,14 +76,15 @@ export interface RankedSearch<R extends Embeddable & { createdAt: string }, Q, F
   narrow: () => Promise<F | undefined>;
   /** The backend's lexical search under the filter. */
   lexical: (filter: F, query: RankedLexicalQuery) => Awaitable<Scored<R>[]>;
-  /** The vector store's query for `k` neighbours of `vector` under the filter. */
-  nearest: (filter: F, embedderId: string, vector: Float32Array, k: number) => Q;
 }
 
+/** What a vector store's query adds to the caller's filter: `k` neighbours of `vector`. */
+type NearestQuery = { embedderId: string; vector: Float32Array; k: number };
+
 /** Runs one ranked search: one page of records, each with its score in [0, 1]. */
-export async function rankedPage<R extends Embeddable & { createdAt: string }, Q, F>(
-  ctx: RankingContext<R, Q>,
-  search: RankedSearch<R, Q, F>,
+export async function rankedPage<R extends Embeddable & { createdAt: string }, F>(
+  ctx: RankingContext<R, NoInfer<F> & NearestQuery>,
+  search: RankedSearch<R, F>,
 ): Promise<Page<Scored<R>>> {
   const o = search.options;
   const mode = o.mode ?? defaultRecallMode(ctx.embedder !== undefined && ctx.vectors !== undefined);
@@ -128,7 +129,7 @@ export async function rankedPage<R extends Embeddable & { createdAt: string }, Q
   const depth = Math.max((pager.served + limit + 1) * CANDIDATE_FACTOR, MIN_CANDIDATES);
   await catchUpVectors(embedder, ctx.vectors!);
   const [queryVector] = await embedder.embed([o.query!]);
-  const near = await ctx.vectors!.nearest(search.nearest(filter, embedder.id, queryVector!, depth));
+  const near = await ctx.vectors!.nearest({ ...filter, embedderId: embedder.id, vector: queryVector!, k: depth });
   if (mode === 'semantic') {
     return finish(
       near.map((n) => ({ record: n.record, score: unitScore(n.similarity) })).filter((n) => isMatchScore(n.score)),

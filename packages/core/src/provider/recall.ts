@@ -35,7 +35,6 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
     bound,
     narrow: async () => filter,
     lexical: (f, query) => ctx.queries.searchMemory({ ...f, ...query }),
-    nearest: (f, embedderId, vector, k) => ({ ...f, embedderId, vector, k }),
   });
   return toPage(
     page.map((h) => ({ ...copyMemoryItem(h.record), score: h.score })),

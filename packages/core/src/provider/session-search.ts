@@ -62,7 +62,6 @@ export async function searchSessions(ctx: SearchContext, options: SearchSessions
       return sessionIds?.length === 0 ? undefined : { sessionIds, roles: o.roles };
     },
     lexical: (filter, lexical) => q.searchTurns({ ...filter, ...lexical }),
-    nearest: (filter, embedderId, vector, k) => ({ ...filter, embedderId, vector, k }),
   });
   const context = typeof o.context === 'number' ? { before: o.context, after: o.context } : { ...DEFAULT_SEARCH_CONTEXT, ...o.context };
   return toPage(await withContext(q, page, context), page.nextCursor);

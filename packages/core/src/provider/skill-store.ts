@@ -156,11 +156,7 @@ export function createSkillStore(engine: Engine): SkillStore {
  * slug — with a scope, the most specific match along its parent chain;
  * without one, the global skill only. A slug absent from the global scope
  * but live elsewhere is refused with {@link SkillScopeRequiredError} rather
- * than resolved to another project's skill.
- *
- * The live skill `idOrSlug` names, or `NotFoundError` when nothing live does.
- * Throws {@link SkillScopeRequiredError} for a slug without a scope that is
- * live only outside the global scope.
+ * than resolved to another project's skill; nothing live: `NotFoundError`.
  */
 async function resolveSkill(lookups: StateLookups, idOrSlug: string, scope: ScopeInput | undefined): Promise<Skill> {
   const byId = await lookups.skill(idOrSlug);

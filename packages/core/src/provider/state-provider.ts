@@ -183,11 +183,8 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
 const labelsKey = (scope: Scope): string => scope.join('\u0000');
 
 /**
- * `provider.namespaces` over any backend: the backend names the distinct
- * live scopes under a prefix; truncation, deduplication, order and paging
- * are decided here, once.
- *
- * The namespaces of the read model, as {@link NamespacesOptions} selects them, one page at a time.
+ * `provider.namespaces` over any backend, one page at a time: the backend names the distinct live
+ * scopes under a prefix; truncation, deduplication, order and paging are decided here, once.
  */
 async function listNamespaces(queries: StateQueries, options: NamespacesOptions = {}): Promise<Page<Scope>> {
   const o = parseInput(namespacesOptionsSchema, options);

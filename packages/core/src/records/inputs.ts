@@ -361,20 +361,25 @@ export const RECALL_MODES = ['lexical', 'semantic', 'hybrid'] as const;
 /** Recall orders. */
 export const RECALL_ORDERS = ['recent', 'relevance'] as const;
 
-/** `memory.recall` options. */
-export const recallOptionsSchema = z.strictObject({
+/** The options of a ranked search that `memory.recall` and `sessions.search` share (docs/contract.md §4, §6). */
+const rankedSearchShape = {
   query: textField(LIMITS.query).optional(),
   scope: scopeInputSchema.optional(),
-  includeParentScopes: z.boolean().optional(),
   includeDescendants: z.boolean().optional(),
-  kinds: z.array(shortTextField).optional(),
   limit: z.int().min(1).max(LIMITS.pageSize).optional(),
   mode: z.enum(RECALL_MODES).optional(),
   order: z.enum(RECALL_ORDERS).optional(),
   minScore: z.number().min(0).max(1).optional(),
   match: matchInput.optional(),
-  where: whereInputSchema.optional(),
   cursor: cursorInput.optional(),
+};
+
+/** `memory.recall` options. */
+export const recallOptionsSchema = z.strictObject({
+  ...rankedSearchShape,
+  includeParentScopes: z.boolean().optional(),
+  kinds: z.array(shortTextField).optional(),
+  where: whereInputSchema.optional(),
 });
 
 /** `memory.recall` options (docs/contract.md §4, "Memory"; `limit` defaults to {@link DEFAULT_RECALL_LIMIT}). */
@@ -387,18 +392,10 @@ const contextCount = z.int().min(0).max(MAX_SEARCH_CONTEXT);
 
 /** `sessions.search` options. */
 export const searchSessionsOptionsSchema = z.strictObject({
-  query: textField(LIMITS.query).optional(),
-  scope: scopeInputSchema.optional(),
-  includeDescendants: z.boolean().optional(),
+  ...rankedSearchShape,
   sessionId: idField.optional(),
   roles: z.array(z.enum(TURN_ROLES)).optional(),
-  limit: z.int().min(1).max(LIMITS.pageSize).optional(),
-  mode: z.enum(RECALL_MODES).optional(),
-  order: z.enum(RECALL_ORDERS).optional(),
-  minScore: z.number().min(0).max(1).optional(),
-  match: matchInput.optional(),
   context: z.union([contextCount, z.strictObject({ before: contextCount.optional(), after: contextCount.optional() })]).optional(),
-  cursor: cursorInput.optional(),
 });
 
 /** `sessions.search` options, as `memory.recall`'s where they share a name (docs/contract.md §4, "Transcript search"). */

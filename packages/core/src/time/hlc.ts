@@ -35,11 +35,6 @@ export class HybridLogicalClock {
 
   constructor(private readonly clock: Clock) {}
 
-  /** The latest timestamp issued or observed. */
-  get last(): Hlc {
-    return this.#last;
-  }
-
   /** Issues a timestamp strictly later than every one issued or observed. */
   now(): Hlc {
     const physical = this.clock.now();
