@@ -6,9 +6,7 @@
 import { changeRecordIds, changeRecords } from '../log/changes.js';
 import { EventTypes, type StateChange } from '../log/events.js';
 import { ERASED } from '../log/redact.js';
-import { canonicalJson } from '../log/json.js';
 import type { Envelope, MemoryItem, Session, Skill } from '../records/records.js';
-import { laterInstant } from '../time/instant.js';
 import type { StateLookups } from '../write/backend.js';
 
 /** Whether `item` is as a purge left it: its tombstone with the text gone. */
@@ -16,9 +14,13 @@ export function purgedItem(item: MemoryItem): boolean {
   return item.deleted && item.content === ERASED && item.source === ERASED;
 }
 
-/** Whether `skill` is as a purge left it: its tombstone with the text gone. */
-export function purgedSkill(skill: Skill): boolean {
-  return skill.deleted && skill.name === ERASED && skill.body === ERASED;
+/**
+ * How many purges of `skill` its versions held count: a purge is a version that is neither a content write (which
+ * `version` counts) nor an outcome (which `outcomes` counts). So the log, not a name a user can type, tells a purge.
+ * (An outcome written before `outcomes` existed is counted so too, by every store alike: it cancels out of a difference.)
+ */
+export function purgesOf(skill: Skill): number {
+  return skill.syncVersion - skill.version - (skill.outcomes?.uses ?? 0);
 }
 
 /**
@@ -45,8 +47,9 @@ export async function purgedHere(
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
     case EventTypes.SkillOutcomeRecorded: {
+      // A purge held here that its writer did not hold: a content write or outcome counts the purges its writer held.
       const skill = await held.skill(change.payload.skill.id);
-      return skill !== undefined && purgedSkill(skill) && apart(skill, change.payload.skill) ? changeRecordIds(change) : [];
+      return skill !== undefined && purgesOf(skill) > purgesOf(change.payload.skill) && apart(skill, change.payload.skill) ? changeRecordIds(change) : [];
     }
     // A creation is never apart from a purge of its session, and another purge is erased already.
     case EventTypes.RecordsPurged:
@@ -82,45 +85,4 @@ async function purgedTurnsHere(change: StateChange, held: Pick<StateLookups, 'tu
     if (turn?.deleted && turn.content === ERASED && tombstone.syncVersion <= turn.syncVersion) ids.push(tombstone.id);
   }
   return ids;
-}
-
-/**
- * The id of a skill a received `records.purged` erases that is held here as another purge written apart
- * from it left it, with other counts, `version`, content clock or outcomes: no merge rule covers the two,
- * so they are refused.
- * A skill that only looks purged is not one a purge left: a content write its purge rewrote, that arrived
- * erased and won the merge here, is still that write (`purgeHeld`, asked only then, says whether a
- * `records.purged` of the skill is held), and the purge that follows merges as any purge written apart.
- */
-export async function purgedOtherwise(
-  change: StateChange,
-  held: Pick<StateLookups, 'skill'>,
-  purgeHeld: (id: string) => Promise<boolean>,
-): Promise<string | undefined> {
-  if (change.type !== EventTypes.RecordsPurged) return undefined;
-  for (const skill of change.payload.skills) {
-    const stored = await held.skill(skill.id);
-    if (stored === undefined || !purgedSkill(stored) || skill.syncVersion > stored.syncVersion) continue;
-    const left = (tombstone: Skill) => canonicalJson([tombstone.uses, tombstone.wins, tombstone.version, tombstone.contentClock, tombstone.outcomes]);
-    if (left(stored) === left(skill)) continue;
-    if (await purgeHeld(skill.id)) return skill.id;
-  }
-  return undefined;
-}
-
-/**
- * The skill held, `stored`, merged with `skill`, a version written apart from it (the caller checked
- * that it is one, and whether it is `later` by (HLC, writer)), when one of the two is a purge's
- * tombstone: `this` says `skill` is, `held` that `stored` is when it looks purged. The result is that
- * purge's tombstone, counts and content `version` as the purge left them, with the envelope of the
- * versions held: `syncVersion` counts them, the greatest by (HLC, writer) gives `updatedHlc` and
- * `lastWriterId`, and `updatedAt` never moves back. So whichever arrives first, the purge stays. Two
- * purges apart merge so only when they left the same (`purgedOtherwise`, checked on receipt: on
- * replay a record a later purge rewrote looks purged too, and that purge's tombstone is what it left).
- */
-export function mergePurgedSkill(stored: Skill, skill: Skill, purge: 'this' | 'held', later: boolean): Skill | undefined {
-  if (purge === 'held' && !purgedSkill(stored)) return undefined;
-  const tombstone = purge === 'this' ? skill : stored;
-  const { updatedHlc, lastWriterId } = later ? skill : stored;
-  return { ...tombstone, syncVersion: stored.syncVersion + 1, updatedHlc, lastWriterId, updatedAt: laterInstant(skill.updatedAt, stored.updatedAt) };
 }

@@ -10,12 +10,11 @@ import { canonicalJson } from '../log/json.js';
 import { redactChange } from '../log/redact.js';
 import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
 import { storedPayload } from '../log/compact.js';
-import { purgedHere, purgedOtherwise } from '../fold/merge-purge.js';
+import { purgedHere } from '../fold/merge-purge.js';
 import type { AppendInput, Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
 import type { Engine } from '../provider/engine.js';
-import { recordEvents } from '../provider/history.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
 import type { ReceivedEvent, StateLookups } from '../write/backend.js';
 import { isGlobalScope } from '../records/scope.js';
@@ -166,14 +165,6 @@ export async function receiveEvents(
     const before = await heldAtOnce(tx, fresh);
     const versions = new Map<string, number>();
     for (const [i, item] of fresh.entries()) {
-      const record = await purgedOtherwise(item.change, before, async (id) =>
-        (await recordEvents(tx, log, id)).some(({ event }) => event?.type === EventTypes.RecordsPurged),
-      );
-      const { origin, originSeq } = item.event;
-      if (record !== undefined) {
-        const message = `event ${originSeq} of origin ${origin} purges skill ${record}, which this store purged apart to other counts or version: no merge rule covers this change yet; nothing was received`;
-        throw new SyncConflictError('concurrent', origin, originSeq, message, record);
-      }
       fresh[i] = await erasedWherePurged(before, item, (id) => versions.get(id) ?? 0);
       for (const id of changeRecordIds(item.change)) versions.set(id, (versions.get(id) ?? 0) + 1);
     }

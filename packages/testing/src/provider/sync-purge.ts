@@ -1,4 +1,7 @@
-/** Y81–Y82: a session, or a turn a summary covers, purged on one store while the session changes on the other merges (docs/contract.md §12, "Merge"). */
+/**
+ * Y81–Y85: a record purged on one store while it changes on the other merges (docs/contract.md §12, "Merge"): a session,
+ * a turn a summary covers, a skill purged on both; and a record a user wrote as `[erased]` is no purge.
+ */
 import type { EventSourcedProvider, PurgeInput } from '@agentstate/core';
 import { ERASED, sync } from '@agentstate/core';
 import { expect } from 'vitest';
@@ -82,5 +85,29 @@ export const syncPurgeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         }
         await expectConverged([a, b]);
       });
+    }),
+  "Y83 a skill two stores each purge after other changes, one recording outcomes, the other upserting and recording one, in either order of arrival: one erased tombstone on both, each outcome counted once, every content write counted, the later one's counts; converged":
+    needing([], async (env) => {
+      for (const order of ['a first', 'b first'] as const)
+        await eachPair(env, async (a, b) => {
+          const skill = await a.skills.upsert({ slug: 'unlock', body: 'the locker code is Quokka' });
+          await a.skills.recordOutcome(skill.id, { success: true });
+          await sync(a, b);
+          await a.skills.recordOutcome(skill.id, { success: true });
+          await a.skills.recordOutcome(skill.id, { success: false });
+          await a.purge({ id: skill.id, reason: 'request of the owner' });
+          const upserted = await b.skills.upsert({ slug: 'unlock', body: 'the locker code is still Quokka' });
+          await b.skills.recordOutcome(skill.id, { success: true });
+          await b.purge({ id: skill.id, reason: 'request of the owner' });
+          await (order === 'a first' ? sync(a, b) : sync(b, a));
+          // The later content write is the second's upsert (1 use, 1 win), with the three outcomes it did not hold.
+          const contentClock = { updatedHlc: upserted.updatedHlc, lastWriterId: upserted.lastWriterId };
+          const tombstone = { body: ERASED, deleted: true, version: 2, uses: 4, wins: 3, outcomes: { uses: 4, wins: 3 }, contentClock, syncVersion: 8 };
+          for (const p of [a, b]) {
+            expect(await p.skills.getAny(skill.id), `${order}: the tombstone`).toMatchObject(tombstone);
+            expect(await storedText(p), `${order}: the purged text`).not.toContain('Quokka');
+          }
+          await expectConverged([a, b]);
+        });
     }),
 });
