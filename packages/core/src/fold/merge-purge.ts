@@ -29,12 +29,15 @@ export function purgesOf(skill: Skill): number {
  * `held` is the store before the batch, `earlier` counts the versions the batch's events before `change` bring of
  * a record: a version that chains on them all was written after the purge (a key's item written again, §4) and
  * keeps its text. A session's version (a field write, a compaction, a transcript change) is erased, not the turns
- * it adds: other records, which the purge did not name.
+ * it adds: other records, which the purge did not name. A record only looks purged when a user wrote its text as
+ * `[erased]`: the log tells, `purgeHeld` (asked only of a record that looks so) saying whether a `records.purged`
+ * of it is held; a skill's versions count its purges.
  */
 export async function purgedHere(
   change: StateChange,
   held: Pick<StateLookups, 'memoryItem' | 'skill' | 'session' | 'turn'>,
   earlier: (id: string) => number,
+  purgeHeld: (id: string) => Promise<boolean>,
 ): Promise<string[]> {
   const apart = (stored: Envelope, version: Envelope & { id: string }) => version.syncVersion <= stored.syncVersion + earlier(version.id);
   switch (change.type) {
@@ -42,7 +45,7 @@ export async function purgedHere(
     case EventTypes.MemoryUpdated:
     case EventTypes.MemoryDeleted: {
       const item = await held.memoryItem(change.payload.item.id);
-      return item !== undefined && purgedItem(item) && apart(item, change.payload.item) ? changeRecordIds(change) : [];
+      return item !== undefined && purgedItem(item) && apart(item, change.payload.item) && (await purgeHeld(item.id)) ? changeRecordIds(change) : [];
     }
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
@@ -56,11 +59,11 @@ export async function purgedHere(
     case EventTypes.SessionCreated:
       return [];
     default: {
-      const ids = await purgedTurnsHere(change, held);
+      const ids = await purgedTurnsHere(change, held, purgeHeld);
       for (const entry of changeRecords(change)) {
         if (entry.kind !== 'session') continue;
         const stored = await held.session(entry.record.id);
-        if (stored !== undefined && purgedSession(stored) && apart(stored, entry.record)) return [stored.id, ...ids];
+        if (stored !== undefined && purgedSession(stored) && apart(stored, entry.record) && (await purgeHeld(stored.id))) return [stored.id, ...ids];
       }
       return ids;
     }
@@ -77,12 +80,12 @@ function purgedSession(session: Session): boolean {
  * The ids of the turns a received removal or replaced suffix (`change`) removes that are held here as a purge left
  * them, apart from it.
  */
-async function purgedTurnsHere(change: StateChange, held: Pick<StateLookups, 'turn'>): Promise<string[]> {
+async function purgedTurnsHere(change: StateChange, held: Pick<StateLookups, 'turn'>, purgeHeld: (id: string) => Promise<boolean>): Promise<string[]> {
   const tombstones = change.type === EventTypes.TurnsRemoved ? change.payload.turns : change.type === EventTypes.SuffixReplaced ? change.payload.removed : [];
   const ids: string[] = [];
   for (const tombstone of tombstones) {
     const turn = await held.turn(tombstone.id);
-    if (turn?.deleted && turn.content === ERASED && tombstone.syncVersion <= turn.syncVersion) ids.push(tombstone.id);
+    if (turn?.deleted && turn.content === ERASED && tombstone.syncVersion <= turn.syncVersion && (await purgeHeld(turn.id))) ids.push(tombstone.id);
   }
   return ids;
 }

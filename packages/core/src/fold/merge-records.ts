@@ -16,6 +16,7 @@ import { isKeyItem } from '../ids/key-id.js';
 import { compareHlc } from '../time/hlc.js';
 import { laterInstant } from '../time/instant.js';
 import { type FoldView, checkChange } from './fold-rules.js';
+import { isErasedItem } from './erased-view.js';
 import { purgedItem, purgesOf } from './merge-purge.js';
 import { mergeCompaction, mergePurgedSession, mergeSessionFields, sessionApart } from './merge-summary.js';
 import { mergeAppend, mergeRemoval, mergeSuffix, purgedTurn } from './merge-turns.js';
@@ -119,8 +120,8 @@ function purgedSessionApart(view: FoldView, tombstone: Session): Session | undef
  * is not concurrent or cannot be one: another creation or scope, or the key held by another live item).
  * Every version of an item writes its content, so the greater of the held post-image (the greatest
  * version so far) and `item` gives it; one that meets a purge stays the erased tombstone. `purge`
- * says where one may be: in `item` itself (`this`), in what is held when it looks purged (`held`), or
- * nowhere yet (`none`).
+ * says where one may be: in `item` itself (`this`), in what is held when it looks purged and `item`
+ * arrived erased (`held`: a receive erases a version written apart from a purge it holds), or nowhere yet (`none`).
  */
 function mergeMemory(view: FoldView, item: MemoryItem, purge: 'this' | 'held' | 'none'): MemoryItem | undefined {
   const stored = view.memoryItem(item.id);
@@ -128,7 +129,9 @@ function mergeMemory(view: FoldView, item: MemoryItem, purge: 'this' | 'held' | 
   if (!sameItem(stored, item)) return undefined;
   const winner = compareVersions(item, stored) > 0 ? item : stored;
   const next = { ...winner, ...firstCreation(stored, item), syncVersion: stored.syncVersion + 1, updatedAt: laterInstant(item.updatedAt, stored.updatedAt) };
-  const merged = purge === 'this' || (purge === 'held' && purgedItem(stored)) ? { ...eraseMemoryItem(next), deleted: true } : next;
+  // A version written apart from a purge held here arrives erased (sync/receive.ts): one with its text meets no purge.
+  const purged = purge === 'this' || (purge === 'held' && purgedItem(stored) && isErasedItem(item));
+  const merged = purged ? { ...eraseMemoryItem(next), deleted: true } : next;
   if (merged.deleted || merged.key === null) return merged;
   const holder = view.memoryIdWithKey(merged.scope, merged.key);
   return holder === undefined || holder === merged.id ? merged : undefined;

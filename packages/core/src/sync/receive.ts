@@ -15,6 +15,7 @@ import type { AppendInput, Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
 import type { Engine } from '../provider/engine.js';
+import { recordEvents } from '../provider/history.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
 import type { ReceivedEvent, StateLookups } from '../write/backend.js';
 import { isGlobalScope } from '../records/scope.js';
@@ -164,8 +165,10 @@ export async function receiveEvents(
     // Nothing is written before the batch is: every event is judged against the store as it was.
     const before = await heldAtOnce(tx, fresh);
     const versions = new Map<string, number>();
+    // Whether the log holds a purge of a record that looks purged: a user may have written its text as `[erased]`.
+    const purgeHeld = async (id: string) => (await recordEvents(tx, log, id)).some(({ event }) => event?.type === EventTypes.RecordsPurged);
     for (const [i, item] of fresh.entries()) {
-      fresh[i] = await erasedWherePurged(before, item, (id) => versions.get(id) ?? 0);
+      fresh[i] = await erasedWherePurged(before, item, (id) => versions.get(id) ?? 0, purgeHeld);
       for (const id of changeRecordIds(item.change)) versions.set(id, (versions.get(id) ?? 0) + 1);
     }
     const skipped = prepared.length - fresh.length;
@@ -280,9 +283,10 @@ async function erasedWherePurged<I extends ReceivedEvent>(
   lookups: Pick<StateLookups, 'memoryItem' | 'skill' | 'turn' | 'session'>,
   item: I,
   earlier: (id: string) => number,
+  purgeHeld: (id: string) => Promise<boolean>,
 ): Promise<I> {
   const { change } = item;
-  const ids = await purgedHere(change, lookups, earlier);
+  const ids = await purgedHere(change, lookups, earlier, purgeHeld);
   if (ids.length === 0) return item;
   const { erasedBy: _, ...payload } = redactChange(change, new Set(ids), 0)!.change.payload as { erasedBy?: number };
   const erased = { type: change.type, payload, received: true } as StateChange;

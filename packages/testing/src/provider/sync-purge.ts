@@ -110,4 +110,34 @@ export const syncPurgeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
           await expectConverged([a, b]);
         });
     }),
+  "Y85 a session, memory item and skill a user wrote as `[erased]` and deleted on one store while the other changes each apart, later by the clock: no purge, the later change's text on both; converged":
+    needing(['injectableClock'], async (env) => {
+      await eachClockedPair(env, async (a, b, [, onB]) => {
+        // Each as a purge would leave it but for the log: no purge names it.
+        const session = await a.sessions.create({ title: ERASED });
+        const item = await a.memory.write({ content: ERASED, source: ERASED });
+        const skill = await a.skills.upsert({ slug: 'erased', name: ERASED, body: ERASED });
+        await sync(a, b);
+        await a.sessions.delete(session.id);
+        await a.memory.delete(item.id);
+        await a.skills.delete(skill.id);
+        onB.advance(60_000);
+        await b.sessions.update(session.id, { title: 'Wombat notes' });
+        await b.memory.update(item.id, { content: 'Wombat fact' });
+        await b.skills.upsert({ slug: 'erased', name: 'Wombat', body: 'Wombat steps' });
+        await sync(a, b);
+        for (const p of [a, b]) {
+          const held = (await p.snapshot()).sessions.find((s) => s.id === session.id);
+          expect(held, 'the session: deleted, with the later title').toMatchObject({ title: 'Wombat notes', deleted: true, syncVersion: 3 });
+          expect(await p.memory.getAny(item.id), 'the item: the later update').toMatchObject({ content: 'Wombat fact', deleted: false, syncVersion: 3 });
+          expect(await p.skills.getAny(skill.id), 'the skill: the later upsert').toMatchObject({
+            name: 'Wombat',
+            body: 'Wombat steps',
+            deleted: false,
+            version: 3,
+          });
+        }
+        await expectConverged([a, b]);
+      });
+    }),
 });
