@@ -20,6 +20,7 @@ import type { HybridLogicalClock } from '../time/hlc.js';
 import type { ReceivedEvent, StateLookups } from '../write/backend.js';
 import { isGlobalScope } from '../records/scope.js';
 import { coveredNote, inSubtree, outsideScope, partialNote, type SyncCoverage, syncScope } from './scope.js';
+import { summariesBeforePurges, summariesToMark } from './stale-summaries.js';
 import type { SendContext } from './send.js';
 import { checkSyncEvent, type SyncEvent, toSyncEvent } from './wire.js';
 
@@ -172,6 +173,10 @@ export async function receiveEvents(
       for (const id of changeRecordIds(item.change)) versions.set(id, (versions.get(id) ?? 0) + 1);
     }
     const skipped = prepared.length - fresh.length;
+    const summaries = await summariesBeforePurges(
+      tx,
+      fresh.map(({ change }) => change),
+    );
     let stored: LogEvent[] = [];
     if (fresh.length > 0) {
       try {
@@ -181,6 +186,17 @@ export async function receiveEvents(
       }
     }
     for (const { change } of fresh) hlc.observe(changeHlc(change));
+    // The summaries a received purge made stale, as a local purge marks them: events of this store's own, after the batch.
+    const marks = (
+      await summariesToMark(
+        tx,
+        log,
+        fresh.map(({ change }) => change),
+        summaries,
+        upcasters,
+      )
+    ).map((session) => engine.stamper.staleSummary(session));
+    for (const mark of marks) stored.push(await tx.commit(mark, engine.meta));
     // A finished sync's word, noted with the batch that completes it: only the entries that raise what the store knew.
     const raised = noting ? Object.entries(covered).filter(([origin, seq]) => seq > (known[origin] ?? 0)) : [];
     const notes = [
@@ -188,7 +204,8 @@ export async function receiveEvents(
       ...(raised.length > 0 ? [coveredNote(scope, Object.fromEntries(raised))] : []),
     ];
     if (notes.length > 0) await tx.append(notes);
-    const changes = fresh.length > 0 && context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : fresh.map(({ change }) => change);
+    const folded = fresh.length > 0 && context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : fresh.map(({ change }) => change);
+    const changes = [...folded, ...marks];
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
 }

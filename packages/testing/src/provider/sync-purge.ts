@@ -63,7 +63,7 @@ export const syncPurgeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
       }
     }),
 
-  "Y82 a session compacted on one store through a turn the other purges alone, in either order of arrival: the summary stands on both, through the purged turn's tombstone, and context leaves it out; converged":
+  'Y82 a session compacted on one store through a turn the other purges alone, in either order of arrival: the summary stands on both, marked stale by the store that took the purge after it, and context leaves it out; converged':
     needing([], async (env) => {
       await eachPair(env, async (a, b) => {
         const session = await a.sessions.create({ title: 'shared' });
@@ -75,7 +75,10 @@ export const syncPurgeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         await b.purge({ id: told.id, reason: 'request of the owner' });
         await sync(a, b);
         for (const p of [a, b]) {
-          expect(await p.sessions.get(session.id), 'the compacted session').toMatchObject({ summary, syncVersion: 4 });
+          expect(await p.sessions.get(session.id), 'the compacted session').toMatchObject({
+            summary: { text: summary!.text, through: told.id, stale: true },
+            syncVersion: 5,
+          });
           const window = await p.sessions.context(session.id, { maxTokens: 1000 });
           expect(
             window.entries.map((entry) => entry.kind),
@@ -109,6 +112,34 @@ export const syncPurgeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
           }
           await expectConverged([a, b]);
         });
+    }),
+  'Y84 a session compacted on one store through its last turn while the other purges an earlier turn the summary covers, the purge later or earlier by the clock, synced with either store first and then again: the summary is stale on both, as a local purge leaves it, and context leaves it out; converged':
+    needing(['injectableClock'], async (env) => {
+      for (const order of ['compactor first', 'purger first'] as const)
+        for (const purgeLater of [true, false])
+          await eachClockedPair(env, async (a, b, [onA, onB]) => {
+            const session = await a.sessions.create({ title: 'shared' });
+            const told = await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'the code is Quokka' });
+            const last = await a.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'noted' });
+            await sync(a, b);
+            (purgeLater ? onB : onA).advance(60_000);
+            await a.sessions.compact(session.id, { through: last.id, summary: 'the user gave a code' });
+            await b.purge({ id: told.id, reason: 'request of the owner' });
+            // The store that takes the purge after the summary marks it; one that takes the summary after a purge later by
+            // the clock too. A purge earlier by the clock may have been held by the summary's writer: its mark comes back
+            // from the compactor's store with the next sync.
+            for (let i = 0; i < 2; i++) await (order === 'compactor first' ? sync(a, b) : sync(b, a));
+            const label = `${order}, the purge ${purgeLater ? 'later' : 'earlier'}`;
+            for (const p of [a, b]) {
+              expect((await p.sessions.get(session.id)).summary, `${label}: the summary`).toMatchObject({ through: last.id, stale: true });
+              const window = await p.sessions.context(session.id, { maxTokens: 1000 });
+              expect(
+                window.entries.map((entry) => entry.kind),
+                `${label}: the window without the summary of an erased turn`,
+              ).toEqual(['turn']);
+            }
+            await expectConverged([a, b]);
+          });
     }),
   "Y85 a session, memory item and skill a user wrote as `[erased]` and deleted on one store while the other changes each apart, later by the clock: no purge, the later change's text on both; converged":
     needing(['injectableClock'], async (env) => {
