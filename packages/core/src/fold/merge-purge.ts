@@ -1,7 +1,7 @@
 /**
  * A purge wins and stays (docs/contract.md §12, "Merge"): a record a purge erased stays its erased
- * tombstone whatever version written apart from the purge arrives. What a purge left, and the skill a
- * purge and versions written apart from it merge into; memory items merge in merge-records.ts.
+ * tombstone whatever version written apart from the purge arrives. What a purge left, and which received
+ * versions are stored erased; the records merge in merge-records.ts.
  */
 import { changeRecordIds, changeRecords } from '../log/changes.js';
 import { EventTypes, type StateChange } from '../log/events.js';

@@ -173,10 +173,8 @@ export async function receiveEvents(
       for (const id of changeRecordIds(item.change)) versions.set(id, (versions.get(id) ?? 0) + 1);
     }
     const skipped = prepared.length - fresh.length;
-    const summaries = await summariesBeforePurges(
-      tx,
-      fresh.map(({ change }) => change),
-    );
+    const incoming = fresh.map(({ change }) => change);
+    const summaries = await summariesBeforePurges(tx, incoming);
     let stored: LogEvent[] = [];
     if (fresh.length > 0) {
       try {
@@ -187,15 +185,7 @@ export async function receiveEvents(
     }
     for (const { change } of fresh) hlc.observe(changeHlc(change));
     // The summaries a received purge made stale, as a local purge marks them: events of this store's own, after the batch.
-    const marks = (
-      await summariesToMark(
-        tx,
-        log,
-        fresh.map(({ change }) => change),
-        summaries,
-        upcasters,
-      )
-    ).map((session) => engine.stamper.staleSummary(session));
+    const marks = (await summariesToMark(tx, log, incoming, summaries, upcasters)).map((session) => engine.stamper.staleSummary(session));
     for (const mark of marks) stored.push(await tx.commit(mark, engine.meta));
     // A finished sync's word, noted with the batch that completes it: only the entries that raise what the store knew.
     const raised = noting ? Object.entries(covered).filter(([origin, seq]) => seq > (known[origin] ?? 0)) : [];
@@ -204,7 +194,7 @@ export async function receiveEvents(
       ...(raised.length > 0 ? [coveredNote(scope, Object.fromEntries(raised))] : []),
     ];
     if (notes.length > 0) await tx.append(notes);
-    const folded = fresh.length > 0 && context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : fresh.map(({ change }) => change);
+    const folded = fresh.length > 0 && context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : incoming;
     const changes = [...folded, ...marks];
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
