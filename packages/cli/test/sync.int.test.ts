@@ -46,7 +46,7 @@ describe('agentstate sync', () => {
     expect(onA).toMatch(/changed on [ab]/);
   });
 
-  it('merges a skill rewritten in one file while the other records its outcome, and refuses one purged in both to different counts, exit 1, naming the record, and writes nothing', () => {
+  it('merges a skill rewritten in one file while the other records its outcome, and one then purged in both to different counts', async () => {
     const { id } = okJson<{ id: string }>(['skills', 'upsert', 'deploy', '--body', 'v1', '--db', a]);
     ok(['sync', a, b]);
     ok(['skills', 'upsert', 'deploy', '--body', 'v2 on a', '--db', a]);
@@ -57,9 +57,25 @@ describe('agentstate sync', () => {
     expect(onA).toMatchObject({ body: 'v2 on a', uses: 1, wins: 1 });
     ok(['skills', 'outcome', 'deploy', '--failure', '--db', a]);
     for (const db of [a, b]) ok(['purge', id, '--reason', 'test', '--yes', '--db', db]);
-    const heads = [a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head);
-    expect(fails(1, ['sync', a, b])).toContain(`purges skill ${id}, which this store purged apart to other counts or version`);
-    expect([a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head)).toEqual(heads);
+    ok(['sync', a, b]);
+    const purged = [];
+    for (const db of [a, b]) {
+      const store = await openSqlite(db);
+      purged.push(await store.skills.getAny(id).finally(() => store.close()));
+    }
+    expect(purged[0]).toEqual(purged[1]);
+    expect(purged[0]).toMatchObject({ body: '[erased]', deleted: true, uses: 2, wins: 1, version: 2 });
+  });
+
+  it('refuses a session created in both files under one id, exit 1, naming the record, and writes nothing', async () => {
+    const [c, d] = [tmp.path('created-c.db'), tmp.path('created-d.db')];
+    const id = ok(['sessions', 'create', '--title', 'on c', '--db', c]).trim();
+    // No merge rule covers two creations of one id: a file whose ids collide makes the second.
+    const other = await openSqlite(d, { ids: { next: () => id } });
+    await other.sessions.create({ title: 'on d' }).finally(() => other.close());
+    const heads = [c, d].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head);
+    expect(fails(1, ['sync', c, d])).toContain(`changes record ${id}, which this store changed too`);
+    expect([c, d].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head)).toEqual(heads);
   });
 
   it('counts in its summary as it speaks: one event, one batch, none', () => {

@@ -35,8 +35,8 @@ const arbRounds = fc.array(
   { minLength: 1, maxLength: 3 },
 );
 
-/** A content write the test saw acknowledged, with the outcomes its store held when it was written. */
-type ContentWrite = { skill: Skill; held: ReadonlySet<number> };
+/** A content write the test saw acknowledged, with the outcomes and purges its store held when it was written. */
+type ContentWrite = { skill: Skill; held: ReadonlySet<number>; purges: ReadonlySet<number> };
 
 /** The content write that wins: the greatest by (HLC, writer). */
 function latest(writes: readonly ContentWrite[]): ContentWrite {
@@ -46,19 +46,19 @@ function latest(writes: readonly ContentWrite[]): ContentWrite {
 }
 
 describe('a skill written on stores apart', () => {
-  it('merges into one skill whatever order its versions arrive in: the later content write, with every outcome its writer did not hold, or the purge', async () => {
+  it('merges into one skill whatever order its versions arrive in: the later content write, with every outcome its writer did not hold, erased by every purge its writer did not hold', async () => {
     await fc.assert(
       fc.asyncProperty(arbRounds, async (rounds) => {
         const clocks = [0, 1, 2].map(() => new ManualClock(Date.UTC(2026, 0, 1)));
         const stores: EventSourcedProvider[] = clocks.map((clock) => createInMemoryProvider({ clock }));
         const created = await stores[0]!.skills.upsert({ slug: 'deploy', body: 'the steps' });
         for (const other of stores.slice(1)) await sync(stores[0]!, other);
-        // What each store holds of the outcomes (by the test's own numbering), and each outcome's increment.
+        // What each store holds of the outcomes and purges (by the test's own numbering), and each outcome's increment.
         const held: Set<number>[] = stores.map(() => new Set());
+        const purgesHeld: Set<number>[] = stores.map(() => new Set());
         const outcomes: { uses: number; wins: number }[] = [];
-        const writes: ContentWrite[] = [{ skill: created, held: new Set() }];
-        // Only the first store purges, once (two purges apart that leave other counts are refused).
-        let purged: Skill | undefined;
+        let purges = 0;
+        const writes: ContentWrite[] = [{ skill: created, held: new Set(), purges: new Set() }];
         for (const round of rounds) {
           for (const [i, ops] of round.ops.entries()) {
             const p = stores[i]!;
@@ -66,18 +66,16 @@ describe('a skill written on stores apart', () => {
               try {
                 if (op.kind === 'advance') clocks[i]!.advance(op.ms);
                 else if (op.kind === 'purge') {
-                  if (i > 0 || purged !== undefined) continue;
                   await p.purge({ id: created.id, reason: 'property' });
-                  purged = await p.skills.getAny(created.id);
+                  purgesHeld[i]!.add(purges++);
                 } else if (op.kind === 'outcome') {
                   await p.skills.recordOutcome(created.id, { success: op.success });
                   held[i]!.add(outcomes.push({ uses: 1, wins: op.success ? 1 : 0 }) - 1);
                 } else {
-                  // A store that holds the purge writes no more content: an upsert there would bring the skill back.
-                  if ((await p.skills.getAny(created.id)).body === ERASED) continue;
+                  // An upsert after a purge brings the skill back, as over any tombstone.
                   const skill =
                     op.kind === 'delete' ? await p.skills.delete(created.id) : await p.skills.upsert({ slug: 'deploy', body: op.body, ...op.counts });
-                  writes.push({ skill, held: new Set(held[i]) });
+                  writes.push({ skill, held: new Set(held[i]), purges: new Set(purgesHeld[i]) });
                 }
               } catch (error) {
                 // An outcome or a delete of a skill deleted here.
@@ -88,9 +86,11 @@ describe('a skill written on stores apart', () => {
           for (const [x, y] of round.syncs) {
             if (x === y) continue;
             await sync(stores[x]!, stores[y]!);
-            const both = [...held[x]!, ...held[y]!];
-            held[x] = new Set(both);
-            held[y] = new Set(both);
+            for (const sets of [held, purgesHeld]) {
+              const both = [...sets[x]!, ...sets[y]!];
+              sets[x] = new Set(both);
+              sets[y] = new Set(both);
+            }
           }
         }
         for (const other of stores.slice(1)) await sync(stores[0]!, other);
@@ -101,18 +101,16 @@ describe('a skill written on stores apart', () => {
         for (const p of stores) expect(await (await replay(p.log)).skills.getAny(created.id), 'a replay of each log').toStrictEqual(merged[0]);
         const winner = latest(writes);
         const apart = outcomes.filter((_, n) => !winner.held.has(n));
-        expect(merged[0]).toMatchObject(
-          purged
-            ? { body: ERASED, deleted: true, uses: purged.uses, wins: purged.wins, version: purged.version, syncVersion: writes.length + outcomes.length + 1 }
-            : {
-                body: winner.skill.body,
-                deleted: winner.skill.deleted,
-                uses: winner.skill.uses + apart.length,
-                wins: winner.skill.wins + apart.filter((outcome) => outcome.wins === 1).length,
-                version: writes.length,
-                syncVersion: writes.length + outcomes.length,
-              },
-        );
+        // A purge wins over every content write its writer held and every one written apart from it: only a write after it stays.
+        const erased = winner.purges.size < purges;
+        expect(merged[0]).toMatchObject({
+          body: erased ? ERASED : winner.skill.body,
+          deleted: erased || winner.skill.deleted,
+          uses: winner.skill.uses + apart.length,
+          wins: winner.skill.wins + apart.filter((outcome) => outcome.wins === 1).length,
+          version: writes.length,
+          syncVersion: writes.length + outcomes.length + purges,
+        });
       }),
       { numRuns: 40 },
     );

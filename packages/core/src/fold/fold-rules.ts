@@ -175,7 +175,13 @@ function purgeViolation(view: FoldView, purged: PurgedRecords): Violation {
       (id) => view.turn(id),
       (before, turn) => eraseTurn(turn.appendedHlc === undefined ? before : keepingAppendClock(before)),
     ) ??
-    check('skill', purged.skills, (id) => view.skill(id), eraseSkill) ??
+    // A purge names the content write it erased (its `contentClock`); one written before it did names none.
+    check(
+      'skill',
+      purged.skills,
+      (id) => view.skill(id),
+      (before, skill) => (skill.contentClock === undefined ? eraseSkill(before) : { ...eraseSkill(before), contentClock: contentClockOf(before) }),
+    ) ??
     check('memory item', purged.memory, (id) => view.memoryItem(id), eraseMemoryItem)
   );
 }

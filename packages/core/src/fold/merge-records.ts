@@ -9,14 +9,15 @@
  */
 import { CorruptionError } from '../errors.js';
 import { contentClockOf, EventTypes, type OutcomeIncrement, type StateChange, withOutcome, withSkillCounts } from '../log/events.js';
-import { eraseMemoryItem } from '../log/redact.js';
+import { eraseMemoryItem, eraseSkill } from '../log/redact.js';
 import type { Envelope, MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
 import { isKeyItem } from '../ids/key-id.js';
 import { compareHlc } from '../time/hlc.js';
 import { laterInstant } from '../time/instant.js';
 import { type FoldView, checkChange } from './fold-rules.js';
-import { mergePurgedSkill, purgedItem } from './merge-purge.js';
+import { isErasedItem } from './erased-view.js';
+import { purgedItem, purgesOf } from './merge-purge.js';
 import { mergeCompaction, mergePurgedSession, mergeSessionFields, sessionApart } from './merge-summary.js';
 import { mergeAppend, mergeRemoval, mergeSuffix, purgedTurn } from './merge-turns.js';
 
@@ -66,8 +67,7 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
     }
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted: {
-      const stored = view.skill(change.payload.skill.id);
-      const skill = mergeSkillContent(stored, change.payload.skill) ?? skillPurgedApart(stored, change.payload.skill, 'held');
+      const skill = mergeSkillContent(view.skill(change.payload.skill.id), change.payload.skill);
       return skill && { ...change, type: skill.deleted ? EventTypes.SkillDeleted : EventTypes.SkillUpserted, payload: { ...change.payload, skill } };
     }
     case EventTypes.TurnAppended:
@@ -82,8 +82,7 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
     case EventTypes.SessionDeleted:
       return mergeSessionFields(view, change);
     case EventTypes.SkillOutcomeRecorded: {
-      const stored = view.skill(change.payload.skill.id);
-      const skill = mergeOutcome(stored, change.payload.skill, change.payload.increment) ?? skillPurgedApart(stored, change.payload.skill, 'held');
+      const skill = mergeOutcome(view.skill(change.payload.skill.id), change.payload.skill, change.payload.increment);
       return skill && { ...change, payload: { ...change.payload, skill } };
     }
     case EventTypes.RecordsPurged: {
@@ -96,7 +95,7 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
       for (const [i, turn] of change.payload.turns.entries()) if (concurrent(view.turn(turn.id), turn)) apart.add(turns[i]!);
       if (apart.size === 0 && turns.every((turn, i) => turn === change.payload.turns[i])) return undefined;
       const merged = memory.map((item) => (apart.has(item) ? mergeMemory(view, item, 'this') : item));
-      const mergedSkills = skills.map((skill) => (apart.has(skill) ? skillPurgedApart(view.skill(skill.id), skill, 'this') : skill));
+      const mergedSkills = skills.map((skill) => (apart.has(skill) ? mergeSkillPurge(view.skill(skill.id), skill) : skill));
       const mergedSessions = sessions.map((session) => (apart.has(session) ? purgedSessionApart(view, session) : session));
       if ([...merged, ...mergedSkills, ...mergedSessions].some((record) => record === undefined)) return undefined;
       const chained = (record: MemoryItem | Skill | Turn | Session) => !apart.has(record);
@@ -121,8 +120,8 @@ function purgedSessionApart(view: FoldView, tombstone: Session): Session | undef
  * is not concurrent or cannot be one: another creation or scope, or the key held by another live item).
  * Every version of an item writes its content, so the greater of the held post-image (the greatest
  * version so far) and `item` gives it; one that meets a purge stays the erased tombstone. `purge`
- * says where one may be: in `item` itself (`this`), in what is held when it looks purged (`held`), or
- * nowhere yet (`none`).
+ * says where one may be: in `item` itself (`this`), in what is held when it looks purged and `item`
+ * arrived erased (`held`: a receive erases a version written apart from a purge it holds), or nowhere yet (`none`).
  */
 function mergeMemory(view: FoldView, item: MemoryItem, purge: 'this' | 'held' | 'none'): MemoryItem | undefined {
   const stored = view.memoryItem(item.id);
@@ -130,7 +129,9 @@ function mergeMemory(view: FoldView, item: MemoryItem, purge: 'this' | 'held' | 
   if (!sameItem(stored, item)) return undefined;
   const winner = compareVersions(item, stored) > 0 ? item : stored;
   const next = { ...winner, ...firstCreation(stored, item), syncVersion: stored.syncVersion + 1, updatedAt: laterInstant(item.updatedAt, stored.updatedAt) };
-  const merged = purge === 'this' || (purge === 'held' && purgedItem(stored)) ? { ...eraseMemoryItem(next), deleted: true } : next;
+  // A version written apart from a purge held here arrives erased (sync/receive.ts): one with its text meets no purge.
+  const purged = purge === 'this' || (purge === 'held' && purgedItem(stored) && isErasedItem(item));
+  const merged = purged ? { ...eraseMemoryItem(next), deleted: true } : next;
   if (merged.deleted || merged.key === null) return merged;
   const holder = view.memoryIdWithKey(merged.scope, merged.key);
   return holder === undefined || holder === merged.id ? merged : undefined;
@@ -138,15 +139,14 @@ function mergeMemory(view: FoldView, item: MemoryItem, purge: 'this' | 'held' | 
 
 /**
  * The skill held, `stored`, with a concurrent outcome counted in: every outcome held counts once, whatever
- * content write its writer did not hold, and an outcome writes no content (a deleted skill stays deleted).
- * Not when a purge is among the versions its writer did not hold: the purge stays (`skillPurgedApart`).
- * An outcome written before skills counted their outcomes carries no `outcomes`, and merges as it did then:
- * only on the content version held, live, leaving `outcomes` as held.
+ * content write or purge its writer did not hold, and an outcome writes no content (a deleted or purged skill
+ * stays so). An outcome written before skills counted their outcomes carries no `outcomes`, and merges as it
+ * did then: only on the content version held, live, leaving `outcomes` as held.
  */
 function mergeOutcome(stored: Skill | undefined, skill: Skill, increment: OutcomeIncrement): Skill | undefined {
   if (!skillApart(stored, skill)) return undefined;
   const early = skill.outcomes === undefined;
-  if (early ? stored.deleted || skill.version !== stored.version : uncounted(stored, skill, 'outcome') !== 0) return undefined;
+  if (early && (stored.deleted || skill.version !== stored.version)) return undefined;
   const counted = { ...stored, ...nextSkillEnvelope(stored, skill), uses: stored.uses + increment.uses, wins: stored.wins + increment.wins };
   return withSkillCounts(counted, contentClockOf(stored), early ? stored.outcomes : withOutcome(stored.outcomes, increment));
 }
@@ -156,35 +156,44 @@ function mergeOutcome(stored: Skill | undefined, skill: Skill, increment: Outcom
  * it: the greater of it and the greatest content write held (`contentClock`) by (HLC, writer) gives the
  * content (a later upsert brings a deleted skill back, a later delete deletes it), and `version` counts the
  * content writes held. The counts are the winner's with every outcome held that its writer did not hold:
- * delivery is causal, so those are the outcomes held here beyond the ones `skill` counts. Not when a purge
- * is among the versions its writer did not hold: the purge stays (`skillPurgedApart`).
+ * delivery is causal, so those are the outcomes held here beyond the ones `skill` counts. A purge wins and
+ * stays: when `skill` wins, but a purge held here is one its writer did not hold, the skill is that purge's
+ * erased tombstone; when the content held wins, it stays as held (erased too).
  */
 function mergeSkillContent(stored: Skill | undefined, skill: Skill): Skill | undefined {
-  if (!skillApart(stored, skill) || uncounted(stored, skill, 'content') !== 0) return undefined;
+  if (!skillApart(stored, skill)) return undefined;
   const held = contentClockOf(stored);
   const next = { version: stored.version + 1, ...nextSkillEnvelope(stored, skill) };
   if (compareVersions(skill, held) < 0) return withSkillCounts({ ...stored, ...next }, held, stored.outcomes);
+  const merged = withSkillCounts({ ...skill, ...next, ...countsApart(stored, skill) }, skill, stored.outcomes);
+  return purgesOf(stored) > purgesOf(skill) ? { ...eraseSkill(merged), deleted: true } : merged;
+}
+
+/**
+ * The skill held, `stored`, merged with `tombstone`, a purge's erased tombstone of it written apart from it: a purge
+ * wins and stays, so it is erased and deleted whatever content write or outcome its writer did not hold, and it
+ * merges as they do: its writer's content writes and outcomes are held here (delivery is causal), so `version` and
+ * `outcomes` stay as held, and of the content write the purge's writer held last and the one held (`contentClock`),
+ * the later gives `uses` and `wins`, with every outcome held its writer did not hold. Both stores of two purges apart
+ * so hold the same tombstone, whichever arrives first.
+ */
+function mergeSkillPurge(stored: Skill | undefined, tombstone: Skill): Skill | undefined {
+  if (!skillApart(stored, tombstone)) return undefined;
+  const [held, theirs] = [contentClockOf(stored), contentClockOf(tombstone)];
+  const [clock, counts] = compareVersions(theirs, held) > 0 ? [theirs, countsApart(stored, tombstone)] : [held, stored];
+  const merged = { ...eraseSkill(stored), ...nextSkillEnvelope(stored, tombstone), uses: counts.uses, wins: counts.wins, deleted: true };
+  return withSkillCounts(merged, clock, stored.outcomes);
+}
+
+/** The counts of `skill`, a version written apart from the skill held (`stored`), with every outcome held that its writer did not hold. */
+function countsApart(stored: Skill, skill: Skill): Pick<Skill, 'uses' | 'wins'> {
   const apart = { uses: (stored.outcomes?.uses ?? 0) - (skill.outcomes?.uses ?? 0), wins: (stored.outcomes?.wins ?? 0) - (skill.outcomes?.wins ?? 0) };
-  return withSkillCounts({ ...skill, ...next, uses: skill.uses + apart.uses, wins: skill.wins + apart.wins }, skill, stored.outcomes);
+  return { uses: skill.uses + apart.uses, wins: skill.wins + apart.wins };
 }
 
 /** Whether `skill` is a version of the skill held, `stored`, written apart from it. */
 function skillApart(stored: Skill | undefined, skill: Skill): stored is Skill {
   return concurrent(stored, skill) && compareVersions(skill, stored) !== 0 && sameSkill(stored, skill);
-}
-
-/**
- * How many of the versions held that the writer of `skill` (a content write or an outcome) did not hold are
- * neither a content write `version` counts nor an outcome `outcomes` counts: a purge, or a version a purge
- * held here kept out. Delivery is causal, so the writer held a subset of the versions held here, and each
- * count held less the writer's is what those versions added. None: the skill held is what content writes and
- * outcomes made it, even when it looks purged (a delete a later purge rewrote, arrived erased, won).
- */
-function uncounted(stored: Skill, skill: Skill, kind: 'content' | 'outcome'): number {
-  const apart = stored.syncVersion - (skill.syncVersion - 1);
-  const content = stored.version - (skill.version - (kind === 'content' ? 1 : 0));
-  const outcomes = (stored.outcomes?.uses ?? 0) - ((skill.outcomes?.uses ?? 0) - (kind === 'outcome' ? 1 : 0));
-  return apart - content - outcomes;
 }
 
 /** The envelope of the skill held, `stored`, one version on by `skill`: the greater clock and writer, `updatedAt` never back, the first creation. */
@@ -200,19 +209,6 @@ function nextSkillEnvelope(
     updatedAt: laterInstant(skill.updatedAt, stored.updatedAt),
     ...firstCreation(stored, skill),
   };
-}
-
-/**
- * The skill held, `stored`, merged with `skill`, a version of it written apart, when one of the two is a
- * purge's tombstone (`purge` says which may be, as for memory items): the purge stays (merge-purge.ts).
- * Tried after the other skill merges, which leave to it every version written apart from a purge held
- * (`uncounted`), so a version a later purge rewrote, that merged before it, merges so again.
- */
-function skillPurgedApart(stored: Skill | undefined, skill: Skill, purge: 'this' | 'held'): Skill | undefined {
-  if (!concurrent(stored, skill) || compareVersions(skill, stored) === 0) return undefined;
-  if (!sameSkill(stored, skill)) return undefined;
-  const merged = mergePurgedSkill(stored, skill, purge, compareVersions(skill, stored) > 0);
-  return merged && { ...merged, ...firstCreation(stored, skill) };
 }
 
 /**

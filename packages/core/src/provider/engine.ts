@@ -74,7 +74,8 @@ export class Engine {
     readonly backend: StateBackend,
     readonly stamper: Stamper,
     hlc: HybridLogicalClock,
-    private readonly meta: EventMeta,
+    /** What each event it writes carries besides its change: a receive's own events carry it too. */
+    readonly meta: EventMeta,
     private readonly onBackgroundError: (error: unknown) => void,
     private readonly upcasters?: UpcasterRegistry,
   ) {

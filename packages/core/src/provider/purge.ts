@@ -81,9 +81,9 @@ export async function purgeRecords(engine: Engine, input: PurgeInput): Promise<P
 
 /**
  * The live sessions, other than those purged, whose live summary covers a turn of `targets`: one through
- * that turn or a later one (by seq), which the summary's text may quote.
+ * that turn or a later one (by seq), which the summary's text may quote. A receive asks it too (sync/stale-summaries.ts).
  */
-async function coveringSummaries(tx: StateLookups, targets: PurgedRecords): Promise<Session[]> {
+export async function coveringSummaries(tx: StateLookups, targets: PurgedRecords): Promise<Session[]> {
   const purged = new Set(targets.sessions.map((s) => s.id));
   const out: Session[] = [];
   for (const sessionId of new Set(targets.turns.map((t) => t.sessionId))) {

@@ -10,7 +10,7 @@ import { canonicalJson } from '../log/json.js';
 import { redactChange } from '../log/redact.js';
 import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
 import { storedPayload } from '../log/compact.js';
-import { purgedHere, purgedOtherwise } from '../fold/merge-purge.js';
+import { purgedHere } from '../fold/merge-purge.js';
 import type { AppendInput, Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
@@ -20,6 +20,7 @@ import type { HybridLogicalClock } from '../time/hlc.js';
 import type { ReceivedEvent, StateLookups } from '../write/backend.js';
 import { isGlobalScope } from '../records/scope.js';
 import { coveredNote, inSubtree, outsideScope, partialNote, type SyncCoverage, syncScope } from './scope.js';
+import { summariesBeforePurges, summariesToMark } from './stale-summaries.js';
 import type { SendContext } from './send.js';
 import { checkSyncEvent, type SyncEvent, toSyncEvent } from './wire.js';
 
@@ -165,19 +166,15 @@ export async function receiveEvents(
     // Nothing is written before the batch is: every event is judged against the store as it was.
     const before = await heldAtOnce(tx, fresh);
     const versions = new Map<string, number>();
+    // Whether the log holds a purge of a record that looks purged: a user may have written its text as `[erased]`.
+    const purgeHeld = async (id: string) => (await recordEvents(tx, log, id)).some(({ event }) => event?.type === EventTypes.RecordsPurged);
     for (const [i, item] of fresh.entries()) {
-      const record = await purgedOtherwise(item.change, before, async (id) =>
-        (await recordEvents(tx, log, id)).some(({ event }) => event?.type === EventTypes.RecordsPurged),
-      );
-      const { origin, originSeq } = item.event;
-      if (record !== undefined) {
-        const message = `event ${originSeq} of origin ${origin} purges skill ${record}, which this store purged apart to other counts or version: no merge rule covers this change yet; nothing was received`;
-        throw new SyncConflictError('concurrent', origin, originSeq, message, record);
-      }
-      fresh[i] = await erasedWherePurged(before, item, (id) => versions.get(id) ?? 0);
+      fresh[i] = await erasedWherePurged(before, item, (id) => versions.get(id) ?? 0, purgeHeld);
       for (const id of changeRecordIds(item.change)) versions.set(id, (versions.get(id) ?? 0) + 1);
     }
     const skipped = prepared.length - fresh.length;
+    const incoming = fresh.map(({ change }) => change);
+    const summaries = await summariesBeforePurges(tx, incoming);
     let stored: LogEvent[] = [];
     if (fresh.length > 0) {
       try {
@@ -187,6 +184,9 @@ export async function receiveEvents(
       }
     }
     for (const { change } of fresh) hlc.observe(changeHlc(change));
+    // The summaries a received purge made stale, as a local purge marks them: events of this store's own, after the batch.
+    const marks = (await summariesToMark(tx, log, incoming, summaries, upcasters)).map((session) => engine.stamper.staleSummary(session));
+    for (const mark of marks) stored.push(await tx.commit(mark, engine.meta));
     // A finished sync's word, noted with the batch that completes it: only the entries that raise what the store knew.
     const raised = noting ? Object.entries(covered).filter(([origin, seq]) => seq > (known[origin] ?? 0)) : [];
     const notes = [
@@ -194,7 +194,8 @@ export async function receiveEvents(
       ...(raised.length > 0 ? [coveredNote(scope, Object.fromEntries(raised))] : []),
     ];
     if (notes.length > 0) await tx.append(notes);
-    const changes = fresh.length > 0 && context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : fresh.map(({ change }) => change);
+    const folded = fresh.length > 0 && context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : incoming;
+    const changes = [...folded, ...marks];
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
 }
@@ -289,9 +290,10 @@ async function erasedWherePurged<I extends ReceivedEvent>(
   lookups: Pick<StateLookups, 'memoryItem' | 'skill' | 'turn' | 'session'>,
   item: I,
   earlier: (id: string) => number,
+  purgeHeld: (id: string) => Promise<boolean>,
 ): Promise<I> {
   const { change } = item;
-  const ids = await purgedHere(change, lookups, earlier);
+  const ids = await purgedHere(change, lookups, earlier, purgeHeld);
   if (ids.length === 0) return item;
   const { erasedBy: _, ...payload } = redactChange(change, new Set(ids), 0)!.change.payload as { erasedBy?: number };
   const erased = { type: change.type, payload, received: true } as StateChange;

@@ -9,6 +9,7 @@ import { syncScope } from './scope.js';
 import { canonicalJson } from '../log/json.js';
 import type { Vector } from '../log/log.js';
 import { mergeVectors } from '../log/vector.js';
+import { EventTypes } from '../log/events.js';
 import type { SyncEvent, SyncPlace } from './wire.js';
 
 /**
@@ -109,7 +110,8 @@ function sizedBatch(batch: readonly SyncEvent[]): number {
  * Exchanges the retention policy changes (a whole-store sync only), then pulls into `a` what `b`
  * holds and `a` lacks, then pushes into `b` what `a` holds and `b` lacks, each batch one
  * transaction: an interrupted sync resumes where it stopped, and a finished one run again sends
- * nothing and writes nothing. With `scope`, only the events lying in that subtree travel.
+ * nothing and writes nothing (the stale marks `b` wrote of its own while receiving come back to `a`
+ * with it). With `scope`, only the events lying in that subtree travel.
  */
 export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}): Promise<SyncSummary> {
   let batchSize = options.batchSize ?? SYNC_BATCH;
@@ -136,7 +138,7 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
   const both = mergeVectors(atA, atB);
   // The first batch into `a` came with the start.
   let first: SyncEvent[] | undefined = started.events;
-  for (const [from, to, side, lacking, covered, sender] of [[b, a, 'toA', atA, atB, idB] as const, [a, b, 'toB', atB, both, idA] as const]) {
+  const direction = async (from: SyncPeer, to: SyncPeer, side: 'toA' | 'toB', lacking: Vector, covered: Vector, sender: string | undefined) => {
     let after: SyncPlace | undefined;
     // Whether the last batch carried `covered`.
     let done = false;
@@ -144,6 +146,8 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
     let own: Vector = {};
     // Where each origin's events of the next batch start: after what the receiver held, then after the last sent.
     const sent: Record<string, number> = { ...lacking };
+    // Whether it sent a purge or a compaction, after which a receive may write a stale mark of its own (§12).
+    let marking = false;
     for (;;) {
       options.signal?.throwIfAborted();
       const batch = first ?? (await from.changes(lacking, { ...scoped, limit: batchSize, ...(after ? { after } : {}) }));
@@ -155,6 +159,7 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
       for (const event of batch) {
         if (event.origin === sender) own = { [sender]: event.originSeq };
         sent[event.origin] = event.originSeq;
+        marking ||= event.type === EventTypes.RecordsPurged || event.type === EventTypes.SessionCompacted;
       }
       // Fewer than asked for: the sender had nothing more, and asking again would cost two more calls.
       const final = batch.length < batchSize;
@@ -172,6 +177,13 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
     }
     // Only after a batch: a sync that sent nothing leaves both stores as they were.
     if (after !== undefined && !done) await to.receive([], { ...scoped, covered });
+    return marking;
+  };
+  await direction(b, a, 'toA', atA, atB, idB);
+  // A receive of a purge or a compaction may write a stale mark of its own (§12): one `b` wrote comes back.
+  if ((await direction(a, b, 'toB', atB, both, idA)) && idB !== undefined) {
+    const now = await b.vector(scoped);
+    if ((now[idB] ?? 0) > (atB[idB] ?? 0)) await direction(b, a, 'toA', both, now, idB);
   }
   return summary;
 }

@@ -484,7 +484,10 @@ export class Stamper {
       payload: {
         sessions: targets.sessions.map((s) => ({ ...eraseSession(s), updatedAt: later(s.updatedAt, now), ...this.#nextEnvelope(s, true) })),
         turns: targets.turns.map((t) => ({ ...eraseTurn(keepingAppendClock(t)), ...this.#nextEnvelope(t, true) })),
-        skills: targets.skills.map((k) => ({ ...eraseSkill(k), updatedAt: later(k.updatedAt, now), ...this.#nextEnvelope(k, true) })),
+        // A purge is no content write: its tombstone names the one it erased, as an outcome's version does.
+        skills: targets.skills.map((k) =>
+          withSkillCounts({ ...eraseSkill(k), updatedAt: later(k.updatedAt, now), ...this.#nextEnvelope(k, true) }, contentClockOf(k), k.outcomes),
+        ),
         memory: targets.memory.map((m) => ({ ...eraseMemoryItem(m), updatedAt: later(m.updatedAt, now), ...this.#nextEnvelope(m, true) })),
         reason,
       },

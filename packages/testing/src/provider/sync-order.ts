@@ -95,19 +95,14 @@ export const syncOrderChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
       expect((await b.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['hello']);
     }),
 
-  'Y91 a batch refused as concurrent by a store that never received from its origin writes nothing, not even its sync notes': pairs(async (a, b, env) => {
-    // Both hold the skill from a third store, not from each other.
-    const third = env.closes(createInMemoryProvider());
-    const skill = await third.skills.upsert({ slug: 'unlock', body: 'steps' });
-    await sync(a, third);
-    await sync(b, third);
-    await a.skills.recordOutcome(skill.id, { success: true });
-    await a.purge({ id: skill.id, reason: 'request of the owner' });
-    await b.purge({ id: skill.id, reason: 'request of the owner' });
-    // The first batch into `a`, from `b`, which purged the skill to other counts.
+  'Y91 a batch refused as concurrent by a store that never received from its origin writes nothing, not even its sync notes': pairs(async (a, _b, env) => {
+    const session = await a.sessions.create({ title: 'mine' });
+    // A store whose ids collide with it creates a session of the same id: no merge rule covers two creations.
+    const other = env.closes(createInMemoryProvider({ ids: { next: () => session.id } }));
+    await other.sessions.create({ title: 'theirs' });
     const before = await heads(a);
-    const refused = await expectError(() => sync(a, b), SyncConflictError);
-    expect([refused.reason, refused.record]).toEqual(['concurrent', skill.id]);
+    const refused = await expectError(() => sync(a, other), SyncConflictError);
+    expect([refused.reason, refused.record]).toEqual(['concurrent', session.id]);
     expect(await heads(a), 'no event, no sync.partial, no sync.covered').toEqual(before);
   }),
 

@@ -1,4 +1,7 @@
-/** Y81–Y82: a session, or a turn a summary covers, purged on one store while the session changes on the other merges (docs/contract.md §12, "Merge"). */
+/**
+ * Y81–Y85: a record purged on one store while it changes on the other merges (docs/contract.md §12, "Merge"): a session,
+ * a turn a summary covers, a skill purged on both; and a record a user wrote as `[erased]` is no purge.
+ */
 import type { EventSourcedProvider, PurgeInput } from '@agentstate/core';
 import { ERASED, sync } from '@agentstate/core';
 import { expect } from 'vitest';
@@ -60,7 +63,7 @@ export const syncPurgeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
       }
     }),
 
-  "Y82 a session compacted on one store through a turn the other purges alone, in either order of arrival: the summary stands on both, through the purged turn's tombstone, and context leaves it out; converged":
+  'Y82 a session compacted on one store through a turn the other purges alone, in either order of arrival: the summary stands on both, marked stale by the store that took the purge after it, and context leaves it out; converged':
     needing([], async (env) => {
       await eachPair(env, async (a, b) => {
         const session = await a.sessions.create({ title: 'shared' });
@@ -72,13 +75,98 @@ export const syncPurgeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         await b.purge({ id: told.id, reason: 'request of the owner' });
         await sync(a, b);
         for (const p of [a, b]) {
-          expect(await p.sessions.get(session.id), 'the compacted session').toMatchObject({ summary, syncVersion: 4 });
+          expect(await p.sessions.get(session.id), 'the compacted session').toMatchObject({
+            summary: { text: summary!.text, through: told.id, stale: true },
+            syncVersion: 5,
+          });
           const window = await p.sessions.context(session.id, { maxTokens: 1000 });
           expect(
             window.entries.map((entry) => entry.kind),
             'the window without the summary of a turn no longer live',
           ).toEqual(['turn']);
           expect(await storedText(p)).not.toContain('Quokka');
+        }
+        await expectConverged([a, b]);
+      });
+    }),
+  "Y83 a skill two stores each purge after other changes, one recording outcomes, the other upserting and recording one, in either order of arrival: one erased tombstone on both, each outcome counted once, every content write counted, the later one's counts; converged":
+    needing([], async (env) => {
+      for (const order of ['a first', 'b first'] as const)
+        await eachPair(env, async (a, b) => {
+          const skill = await a.skills.upsert({ slug: 'unlock', body: 'the locker code is Quokka' });
+          await a.skills.recordOutcome(skill.id, { success: true });
+          await sync(a, b);
+          await a.skills.recordOutcome(skill.id, { success: true });
+          await a.skills.recordOutcome(skill.id, { success: false });
+          await a.purge({ id: skill.id, reason: 'request of the owner' });
+          const upserted = await b.skills.upsert({ slug: 'unlock', body: 'the locker code is still Quokka' });
+          await b.skills.recordOutcome(skill.id, { success: true });
+          await b.purge({ id: skill.id, reason: 'request of the owner' });
+          await (order === 'a first' ? sync(a, b) : sync(b, a));
+          // The later content write is the second's upsert (1 use, 1 win), with the three outcomes it did not hold.
+          const contentClock = { updatedHlc: upserted.updatedHlc, lastWriterId: upserted.lastWriterId };
+          const tombstone = { body: ERASED, deleted: true, version: 2, uses: 4, wins: 3, outcomes: { uses: 4, wins: 3 }, contentClock, syncVersion: 8 };
+          for (const p of [a, b]) {
+            expect(await p.skills.getAny(skill.id), `${order}: the tombstone`).toMatchObject(tombstone);
+            expect(await storedText(p), `${order}: the purged text`).not.toContain('Quokka');
+          }
+          await expectConverged([a, b]);
+        });
+    }),
+  'Y84 a session compacted on one store through its last turn while the other purges an earlier turn the summary covers, the purge later or earlier by the clock, synced with either store first and then again: the summary is stale on both, as a local purge leaves it, and context leaves it out; converged':
+    needing(['injectableClock'], async (env) => {
+      for (const order of ['compactor first', 'purger first'] as const)
+        for (const purgeLater of [true, false])
+          await eachClockedPair(env, async (a, b, [onA, onB]) => {
+            const session = await a.sessions.create({ title: 'shared' });
+            const told = await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'the code is Quokka' });
+            const last = await a.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'noted' });
+            await sync(a, b);
+            (purgeLater ? onB : onA).advance(60_000);
+            await a.sessions.compact(session.id, { through: last.id, summary: 'the user gave a code' });
+            await b.purge({ id: told.id, reason: 'request of the owner' });
+            // The store that takes the purge after the summary marks it; one that takes the summary after a purge later by
+            // the clock too. A purge earlier by the clock may have been held by the summary's writer: its mark comes back
+            // from the compactor's store with the next sync.
+            for (let i = 0; i < 2; i++) await (order === 'compactor first' ? sync(a, b) : sync(b, a));
+            const label = `${order}, the purge ${purgeLater ? 'later' : 'earlier'}`;
+            for (const p of [a, b]) {
+              expect((await p.sessions.get(session.id)).summary, `${label}: the summary`).toMatchObject({ through: last.id, stale: true });
+              const window = await p.sessions.context(session.id, { maxTokens: 1000 });
+              expect(
+                window.entries.map((entry) => entry.kind),
+                `${label}: the window without the summary of an erased turn`,
+              ).toEqual(['turn']);
+            }
+            await expectConverged([a, b]);
+          });
+    }),
+  "Y85 a session, memory item and skill a user wrote as `[erased]` and deleted on one store while the other changes each apart, later by the clock: no purge, the later change's text on both; converged":
+    needing(['injectableClock'], async (env) => {
+      await eachClockedPair(env, async (a, b, [, onB]) => {
+        // Each as a purge would leave it but for the log: no purge names it.
+        const session = await a.sessions.create({ title: ERASED });
+        const item = await a.memory.write({ content: ERASED, source: ERASED });
+        const skill = await a.skills.upsert({ slug: 'erased', name: ERASED, body: ERASED });
+        await sync(a, b);
+        await a.sessions.delete(session.id);
+        await a.memory.delete(item.id);
+        await a.skills.delete(skill.id);
+        onB.advance(60_000);
+        await b.sessions.update(session.id, { title: 'Wombat notes' });
+        await b.memory.update(item.id, { content: 'Wombat fact' });
+        await b.skills.upsert({ slug: 'erased', name: 'Wombat', body: 'Wombat steps' });
+        await sync(a, b);
+        for (const p of [a, b]) {
+          const held = (await p.snapshot()).sessions.find((s) => s.id === session.id);
+          expect(held, 'the session: deleted, with the later title').toMatchObject({ title: 'Wombat notes', deleted: true, syncVersion: 3 });
+          expect(await p.memory.getAny(item.id), 'the item: the later update').toMatchObject({ content: 'Wombat fact', deleted: false, syncVersion: 3 });
+          expect(await p.skills.getAny(skill.id), 'the skill: the later upsert').toMatchObject({
+            name: 'Wombat',
+            body: 'Wombat steps',
+            deleted: false,
+            version: 3,
+          });
         }
         await expectConverged([a, b]);
       });

@@ -1,5 +1,5 @@
 /** Y1–Y29: sync between stores (docs/contract.md §12), each between two of the factory's providers and between one and an in-memory provider. */
-import type { EventSourcedProvider, MemoryItem, Provider, Scope, Skill, Snapshot, SyncEvent, SyncOptions, SyncPeer, Turn } from '@agentstate/core';
+import type { EventSourcedProvider, MemoryItem, Provider, Scope, Snapshot, SyncEvent, SyncOptions, SyncPeer, Turn } from '@agentstate/core';
 import {
   compareHlc,
   ConflictError,
@@ -469,8 +469,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         const outcomes = { uses: 0, wins: 0 };
         // Content writes and outcomes go to one skill: no content write sets the counts, so they count every outcome.
         const rules = [await stores[0]!.skills.upsert({ slug: 'rules', body: 'the rules' })];
-        // Only the first store purges it, once: two purges apart that leave different versions are refused.
-        let rulesPurge: Skill | undefined;
+        let rulesPurges = 0;
         const titles = [await stores[0]!.sessions.create({ title: 'shared' })];
         const chat = titles[0]!;
         const turns: Turn[] = [];
@@ -488,9 +487,6 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             for (const op of ops) {
               const id = items[op.item]!.id;
               const written = async () => {
-                // A store that holds the purge writes no more content: an upsert there would bring the skill back.
-                const rulesErased = (op.kind === 'upsertSkill' || op.kind === 'deleteSkill') && (await p.skills.getAny(rules[0]!.id)).body === ERASED;
-                if (rulesErased) return;
                 if (op.kind === 'append') turns.push(await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `${op.text} on ${i}` }));
                 else if (op.kind === 'removeTurn') removed.add((await p.sessions.removeLastTurn(chat.id)).id);
                 else if (op.kind === 'replaceSuffix') {
@@ -509,9 +505,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
                   const [policy] = await p.retention.list();
                   if (policy) await p.retention.remove(policy.id);
                 } else if (op.kind === 'purgeSkill') {
-                  if (i > 0 || rulesPurge !== undefined) return;
                   await p.purge({ id: rules[0]!.id, reason: 'property' });
-                  rulesPurge = await p.skills.getAny(rules[0]!.id);
+                  rulesPurges += 1;
                 } else if (op.kind === 'upsertSkill') rules.push(await p.skills.upsert({ slug: 'rules', body: `${op.text} on ${i}` }));
                 else if (op.kind === 'deleteSkill') rules.push(await p.skills.delete(rules[0]!.id));
                 else if (op.kind === 'outcome') {
@@ -544,12 +539,18 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
           expect(await stores[0]!.memory.getAny(item.id), 'the merged item').toMatchObject(expectedItem(versions[i]!, purged[i]!));
         }
         const last = greatest(rules);
-        const skillVersions = rules.length + outcomes.uses;
-        expect(await stores[0]!.skills.getAny(rules[0]!.id), 'the skill written apart, every outcome counted once').toMatchObject(
-          rulesPurge
-            ? { body: ERASED, deleted: true, version: rulesPurge.version, uses: rulesPurge.uses, wins: rulesPurge.wins, syncVersion: skillVersions + 1 }
-            : { body: last.body, deleted: last.deleted, version: rules.length, ...outcomes, syncVersion: skillVersions },
-        );
+        // The purges the last content write's writer held: the versions it counts that are neither content writes nor outcomes.
+        const skillErased = last.syncVersion - last.version - (last.outcomes?.uses ?? 0) < rulesPurges;
+        expect(
+          await stores[0]!.skills.getAny(rules[0]!.id),
+          'the skill written apart, every outcome counted once, erased by a purge its writer did not hold',
+        ).toMatchObject({
+          body: skillErased ? ERASED : last.body,
+          deleted: skillErased || last.deleted,
+          version: rules.length,
+          ...outcomes,
+          syncVersion: rules.length + outcomes.uses + rulesPurges,
+        });
         const { sessions, turns: held } = await stores[0]!.snapshot();
         const live = held.filter((turn) => turn.sessionId === chat.id && !turn.deleted).map((turn) => `${turn.seq} ${turn.id}`);
         const kept = byClock(turns).flatMap((turn, n) => (removed.has(turn.id) || purgedTurns.has(turn.id) ? [] : [`${n + 1} ${turn.id}`]));
@@ -701,7 +702,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y23 a purge wins and stays: a skill purged on one store and upserted and used on the other apart, or purged on both, is the erased tombstone the purge left on both, in reads and in the stored log; purged on both to other counts it is refused':
+  'Y23 a purge wins and stays: a skill purged on one store and upserted and used on the other apart, or purged on both, is an erased tombstone on both, every outcome counted once, in reads and in the stored log':
     pairs(async (a, b) => {
       const skill = await a.skills.upsert({ slug: 'unlock', body: 'the locker code is Quokka', tags: ['Wombat'] });
       await a.skills.recordOutcome(skill.id, { success: true });
@@ -710,7 +711,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       await b.skills.recordOutcome(skill.id, { success: false });
       await a.purge({ id: skill.id, reason: 'request of the owner' });
       await sync(a, b);
-      const tombstone = { name: ERASED, body: ERASED, tags: [], deleted: true, uses: 1, wins: 1, version: 1 };
+      // The second's upsert, later, gives the counts, with the outcome recorded after it; both content writes count.
+      const tombstone = { name: ERASED, body: ERASED, tags: [], deleted: true, uses: 2, wins: 1, version: 2, outcomes: { uses: 2, wins: 1 } };
       for (const p of [a, b]) {
         expect(await p.skills.getAny(skill.id), 'the erased tombstone').toMatchObject({ ...tombstone, syncVersion: 5 });
         expect(await storedText(p)).not.toMatch(/Quokka|Wombat/);
@@ -721,13 +723,6 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       await sync(a, b);
       for (const p of [a, b]) expect(await p.skills.getAny(skill.id), 'purged on both').toMatchObject({ ...tombstone, syncVersion: 7 });
       await expectConverged([a, b]);
-      await a.skills.upsert({ slug: 'unlock', body: 'new steps' });
-      await sync(a, b);
-      await a.skills.recordOutcome(skill.id, { success: true });
-      await a.purge({ id: skill.id, reason: 'request of the owner' });
-      await b.purge({ id: skill.id, reason: 'request of the owner' });
-      const error = await expectError(() => sync(a, b), SyncConflictError);
-      expect([error.reason, error.record], 'purged on both to other counts').toEqual(['concurrent', skill.id]);
     }),
 });
 
