@@ -24,13 +24,26 @@ export type RecordEntry = Extract<ChangeRecord, { kind: 'session' | 'turn' | 'sk
 
 /** Writes records into the projection tables of one schema, through the transaction given. */
 export class Projection {
-  /** The texts of the statements every append sends, made once: one text each, which the connection's prepared statements find at once. */
+  /**
+   * The texts of the statements every append sends, made once: one text each, which the connection prepares
+   * once (`Pipeline`), so the server plans each once per connection, not per write.
+   */
   readonly #texts: { bumpSession: string; putTurn: string; indexRecords: string };
 
   constructor(private readonly db: Database) {
+    const turns = `${rowCodec.TURN_COLUMNS}, search`;
     this.#texts = {
-      bumpSession: `SELECT ${db.t('bump_session')}($1, $2, $3, $4, $5)`,
-      putTurn: `SELECT ${db.t('put_turn')}(${placeholders(`${rowCodec.TURN_COLUMNS}, search`)})`,
+      // A live session's next version after a turn (core's `sessionAfterTurn`): an instant compares as text in
+      // code-point order, whatever the database's collation; the writer is stored as '' when it is the origin,
+      // as core's row codec stores it.
+      bumpSession: `UPDATE ${db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $2, hlc_counter = $3,
+        last_writer_id = CASE WHEN origin_instance_id = $4 THEN '' ELSE $4 END,
+        updated_at = CASE WHEN updated_at COLLATE "C" >= $5 THEN updated_at ELSE $5 END WHERE id = $1 AND NOT deleted`,
+      // A turn's upsert by its place in the session, as `putMany`'s: the row there, if live, loses its vectors.
+      putTurn: `WITH forgotten AS (DELETE FROM ${db.t('vectors')} WHERE target = 'turn' AND record_id = $3
+          AND EXISTS (SELECT 1 FROM ${db.t('turns')} WHERE session_id = $1 AND seq = $2 AND NOT deleted))
+        INSERT INTO ${db.t('turns')} (${turns}) VALUES (${placeholders(rowCodec.TURN_COLUMNS)}, array_to_tsvector($16::text[]))
+        ${rowCodec.onConflictUpdate(turns, 'session_id, seq')}`,
       indexRecords: `INSERT INTO ${db.t('record_events')} (record_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
     };
   }
@@ -144,7 +157,7 @@ export class Projection {
         turns.map(rowCodec.turnValues),
         turns.map((turn) => (turn.deleted ? null : turn.content)),
       );
-      // As `put_turn`: keyed by its place in the session; the row there, if live, loses its vectors.
+      // Keyed by its place in the session; the row there, if live, loses its vectors.
       await sql.exec(
         `WITH ${input.cte}, forgotten AS (DELETE FROM ${this.db.t('vectors')} WHERE target = 'turn' AND record_id IN
            (SELECT i.id FROM input i JOIN ${this.db.t('turns')} t ON t.session_id = i.session_id AND t.seq = i.seq WHERE NOT t.deleted))
