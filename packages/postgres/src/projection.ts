@@ -28,23 +28,33 @@ export class Projection {
    * The texts of the statements every append sends, made once: one text each, which the connection prepares
    * once (`Pipeline`), so the server plans each once per connection, not per write.
    */
-  readonly #texts: { bumpSession: string; putTurn: string; indexRecords: string };
+  readonly #texts: { bumpSession: string; putTurn: string; appendTurn: string; indexRecords: string };
 
   constructor(private readonly db: Database) {
     const turns = `${rowCodec.TURN_COLUMNS}, search`;
-    this.#texts = {
-      // A live session's next version after a turn (core's `sessionAfterTurn`): an instant compares as text in
-      // code-point order, whatever the database's collation; the writer is stored as '' when it is the origin,
-      // as core's row codec stores it.
-      bumpSession: `UPDATE ${db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $2, hlc_counter = $3,
-        last_writer_id = CASE WHEN origin_instance_id = $4 THEN '' ELSE $4 END,
-        updated_at = CASE WHEN updated_at COLLATE "C" >= $5 THEN updated_at ELSE $5 END WHERE id = $1 AND NOT deleted`,
-      // A turn's upsert by its place in the session, as `putMany`'s: the row there, if live, loses its vectors.
-      putTurn: `WITH forgotten AS (DELETE FROM ${db.t('vectors')} WHERE target = 'turn' AND record_id = $3
+    // A live session's next version after a turn (core's `sessionAfterTurn`), the parameters named: an instant
+    // compares as text in code-point order, whatever the database's collation; the writer is stored as '' when
+    // it is the origin, as core's row codec stores it.
+    const bump = (id: string, wall: string, counter: string, writer: string, at: string) =>
+      `UPDATE ${db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = ${wall}, hlc_counter = ${counter},
+        last_writer_id = CASE WHEN origin_instance_id = ${writer} THEN '' ELSE ${writer} END,
+        updated_at = CASE WHEN updated_at COLLATE "C" >= ${at} THEN updated_at ELSE ${at} END WHERE id = ${id} AND NOT deleted`;
+    // Its columns named, not `*`: a statement of `*` is not prepared (`Pipeline`), and would be planned on every append.
+    const index = (ids: string, seqs: string) =>
+      `INSERT INTO ${db.t('record_events')} (record_id, seq) SELECT r.id, r.seq FROM unnest(${ids}::text[], ${seqs}::bigint[]) AS r (id, seq)
+        ON CONFLICT DO NOTHING`;
+    // A turn's upsert by its place in the session, as `putMany`'s: the row there, if live, loses its vectors.
+    const putTurn = `forgotten AS (DELETE FROM ${db.t('vectors')} WHERE target = 'turn' AND record_id = $3
           AND EXISTS (SELECT 1 FROM ${db.t('turns')} WHERE session_id = $1 AND seq = $2 AND NOT deleted))
         INSERT INTO ${db.t('turns')} (${turns}) VALUES (${placeholders(rowCodec.TURN_COLUMNS)}, array_to_tsvector($16::text[]))
-        ${rowCodec.onConflictUpdate(turns, 'session_id, seq')}`,
-      indexRecords: `INSERT INTO ${db.t('record_events')} (record_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
+        ${rowCodec.onConflictUpdate(turns, 'session_id, seq')}`;
+    this.#texts = {
+      bumpSession: bump('$1', '$2', '$3', '$4', '$5'),
+      putTurn: `WITH ${putTurn}`,
+      // The turn's upsert with its session's bump (by the turn's session, clock and time, and its writer `$17`) and
+      // its history index (`$18`, `$19`): the three writes of an append in one statement, not three.
+      appendTurn: `WITH bumped AS (${bump('$1', '$11', '$12', '$17', '$8')}), indexed AS (${index('$18', '$19')}), ${putTurn}`,
+      indexRecords: index('$1', '$2'),
     };
   }
 
@@ -64,9 +74,17 @@ export class Projection {
 
   /** Folds one change, the event at `seq`, into the tables. */
   async apply(sql: Sql, change: StateChange, seq: number): Promise<void> {
-    for (const record of changeRecords(change)) await this.put(sql, record);
+    const records = changeRecords(change);
     const ids = changeRecordIds(change);
-    await this.indexRecords(sql, ids, Array(ids.length).fill(seq));
+    const seqs = Array(ids.length).fill(seq);
+    const [bumped, turn] = records;
+    // An append: the session's bump, the turn and the history index in one statement.
+    if (bumped?.kind === 'sessionAfterTurn' && turn?.kind === 'turn' && records.length === 2)
+      await sql.exec(this.#texts.appendTurn, [...turnValues(turn.record), bumped.turn.lastWriterId, ids, seqs]);
+    else {
+      for (const record of records) await this.put(sql, record);
+      await this.indexRecords(sql, ids, seqs);
+    }
     const operation = change.payload.operation;
     // A live write's first event carries the hash; its later events (a batch) name the id only.
     if (operation?.inputHash !== undefined) await this.putOperations(sql, [operationEntry(operation, seq)]);
@@ -308,8 +326,7 @@ export class Projection {
   }
 
   #putTurn(sql: Sql, turn: Turn): Promise<void> {
-    const values = [...rowCodec.turnValues(turn), turn.deleted ? null : indexLexemes(turn.content)];
-    return sql.exec(this.#texts.putTurn, values);
+    return sql.exec(this.#texts.putTurn, turnValues(turn));
   }
 
   async #putSkill(sql: Sql, skill: Skill): Promise<void> {
@@ -364,4 +381,9 @@ export class Projection {
  */
 function firstVersionInserts(record: { syncVersion: number }): string {
   return record.syncVersion === 1 ? 'false AND id = $1' : 'id = $1';
+}
+
+/** The parameters of a turn's upsert: its row's values, then its lexemes (none for a tombstone). */
+function turnValues(turn: Turn): unknown[] {
+  return [...rowCodec.turnValues(turn), turn.deleted ? null : indexLexemes(turn.content)];
 }

@@ -132,10 +132,10 @@ describe('appendTurn', () => {
       expect(turn[0]).toMatch(
         /^BEGIN;\nSELECT pg_advisory_xact_lock_shared\([^;]*;\nSELECT id, [^;]* FROM "[^"]+"\.sessions WHERE id = \$1 FOR UPDATE;\nSELECT \(SELECT seq FROM [^;]* AS last_turn, CASE WHEN EXISTS \([^;]*AND NOT deleted\)\s+THEN nextval\('"[^"]+"\.positions'\) END AS position$/,
       );
-      // The event, the session's bump, the turn's upsert and the history index; the wake-up follows the COMMIT, in a
-      // transaction of its own.
+      // The event, then the session's bump, the turn's upsert and the history index in one statement; the wake-up
+      // follows the COMMIT, in a transaction of its own.
       expect(turn[1]).toMatch(
-        /^INSERT INTO "[^"]+"\.events [^;]*;\nUPDATE "[^"]+"\.sessions SET [^;]*;\nWITH forgotten AS [^;]*INSERT INTO "[^"]+"\.turns [^;]*;\nINSERT INTO "[^"]+"\.record_events [^;]*;\nCOMMIT;\nSELECT set_config\([^;]*pg_notify\([^;]*$/,
+        /^INSERT INTO "[^"]+"\.events [^;]*;\nWITH bumped AS \(UPDATE "[^"]+"\.sessions [^;]*indexed AS \(INSERT INTO "[^"]+"\.record_events [^;]*INSERT INTO "[^"]+"\.turns [^;]*;\nCOMMIT;\nSELECT set_config\([^;]*pg_notify\([^;]*$/,
       );
     } finally {
       recorded.stop();
