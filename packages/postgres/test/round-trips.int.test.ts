@@ -144,6 +144,30 @@ describe('appendTurn', () => {
     }
   });
 
+  it('sends only statements its connection prepared before: a later append parses and plans none', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const session = await provider.sessions.create({ title: 'prepared' });
+    // The application's pool of one connection: what the writer prepared is read back on it.
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const writer = await openPostgres(pool, { schema });
+    const recorded = recordRoundTrips();
+    try {
+      await writer.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+      recorded.sent.length = 0;
+      await writer.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'second' });
+      recorded.stop();
+      const sent = recorded.sent.filter((text) => !alone(text)).flatMap((text) => text.split(';\n'));
+      expect(sent.length).toBeGreaterThan(4);
+      const prepared = new Set((await pool.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((row) => row.statement));
+      expect(sent.filter((text) => !prepared.has(text))).toEqual([]);
+    } finally {
+      recorded.stop();
+      await writer.close();
+      await pool.end();
+      await close();
+    }
+  });
+
   it('takes no position for a session not live, nor with the look-up when the caller names the turn: a refused append leaves no gap', async () => {
     const { provider, close } = await fresh();
     try {
