@@ -95,38 +95,76 @@ let lastWake = 0;
 /** Sends statements in one round trip, as the store's write transactions do (database.ts `pipelined`); the rows of each. */
 type Query = (statements: readonly (readonly [text: string, values?: readonly unknown[]])[]) => Promise<unknown[][]>;
 
+/** The turns' columns, as the store's row codec lists them (core's `TURN_COLUMNS`), then the lexemes. */
+const TURN_COLUMNS =
+  'session_id, seq, id, role, content, parts, metadata, created_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted, appended_hlc, search';
+
+/** `$1, …, $n`. */
+const place = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
+
+/** The texts of {@link rawAppend}'s statements in `schema`, made once, as the store makes its own. */
+function rawTexts(schema: string) {
+  const t = (table: string) => `"${schema}".${table}`;
+  return {
+    lock: `SELECT pg_advisory_xact_lock_shared(1634953331, hashtext('"${schema}"'))`,
+    session: `SELECT id, title, model, scope_key, metadata, created_at, updated_at, summary, fields_clock, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted FROM ${t('sessions')} WHERE id = $1 FOR UPDATE`,
+    lastTurn: `SELECT (SELECT seq FROM ${t('turns')} WHERE session_id = $1 ORDER BY seq DESC LIMIT 1) AS last_turn, CASE WHEN EXISTS (SELECT 1 FROM ${t('sessions')} WHERE id = $1 AND NOT deleted)
+    THEN nextval('${t('positions')}') END AS position`,
+    event: `INSERT INTO ${t('events')} (stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal, checksum, validated, origin, origin_seq, origin_time) VALUES (${place(17)})`,
+    // The session's bump, the turn's upsert and the history index in one statement, as projection.ts `apply` sends them.
+    append: `WITH bumped AS (UPDATE ${t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $11, hlc_counter = $12,
+        last_writer_id = CASE WHEN origin_instance_id = $17 THEN '' ELSE $17 END,
+        updated_at = CASE WHEN updated_at COLLATE "C" >= $8 THEN updated_at ELSE $8 END WHERE id = $1 AND NOT deleted),
+      indexed AS (INSERT INTO ${t('record_events')} (record_id, seq) SELECT r.id, r.seq FROM unnest($18::text[], $19::bigint[]) AS r (id, seq) ON CONFLICT DO NOTHING),
+      forgotten AS (DELETE FROM ${t('vectors')} WHERE target = 'turn' AND record_id = $3
+          AND EXISTS (SELECT 1 FROM ${t('turns')} WHERE session_id = $1 AND seq = $2 AND NOT deleted))
+        INSERT INTO ${t('turns')} (${TURN_COLUMNS}) VALUES (${place(15)}, array_to_tsvector($16::text[])) ON CONFLICT (session_id, seq) DO UPDATE SET ${TURN_COLUMNS.split(
+          ', ',
+        )
+          .slice(2)
+          .map((c) => `${c} = excluded.${c}`)
+          .join(', ')}`,
+    wake: `SELECT set_config('synchronous_commit', 'off', true), pg_notify('agentstate_events', $1)
+  WHERE NOT pg_try_advisory_xact_lock(${LISTENERS_LOCK_KEY}, hashtext('"${schema}"')) AND pg_notification_queue_usage() < 0.5`,
+  };
+}
+
 /**
  * The statements of one `appendTurn`, as the PostgreSQL store sends them
  * for an existing session. IT MUST MIRROR THE STORE'S WRITE PATH
  * (packages/postgres/src): re-align it whenever that path changes, or the
  * agentstate/raw ratio measures nothing. Today two round trips, each one
- * pipeline of statements its connection prepared once (database.ts
+ * pipeline of plain statements its connection prepared once (database.ts
  * `TransactionSql`, `pipelined`): `BEGIN`, the writers' lock taken shared
- * (writers-lock.ts), the session locked `FOR UPDATE` with its last turn
- * number read after the lock (the schema's `lock_session`, lookups.ts
- * `session`) and, in the same statement, the next position when the
- * session is live (a turn without an id of the caller's, which nothing
- * refuses once its session is found live);
- * then the event (log.ts), the session's bump and the turn's upsert (the
- * schema's `bump_session` and `put_turn`, projection.ts), the history
- * index, `COMMIT` and, when the last went 10 ms ago or more, the
- * subscribers' wake-up, a notification only while a listener is registered
+ * (writers-lock.ts), the session locked `FOR UPDATE`, then its last turn
+ * number read after the lock and, in the same statement, the next position
+ * when the session is live (lookups.ts `session`: a turn without an id of
+ * the caller's, which nothing refuses once its session is found live);
+ * then the event (log.ts), the session's bump, the turn's upsert and the
+ * history index in one statement (projection.ts `apply`), `COMMIT` and, when the last went
+ * 10 ms ago or more, the subscribers' wake-up, a notification only while a
+ * listener is registered
  * (`Database.transaction`). The store's one more
  * wake-up after a busy interval, sent through its pool, is left out. What
  * the store computes besides (stamping, validation, checksums) is reduced
  * here to the least that fills the same columns.
  */
-async function rawAppend(q: Query, schema: string, instance: string, sessionId: string, id: string, content: string): Promise<number> {
-  const t = (table: string) => `"${schema}".${table}`;
+async function rawAppend(
+  q: Query,
+  texts: ReturnType<typeof rawTexts>,
+  schema: string,
+  instance: string,
+  sessionId: string,
+  id: string,
+  content: string,
+): Promise<number> {
   try {
-    const [, , [looked]] = (await q([
-      ['BEGIN'],
-      [`SELECT pg_advisory_xact_lock_shared(1634953331, hashtext('"${schema}"'))`],
-      [
-        `SELECT session, last_turn, CASE WHEN session ->> 'deleted' = 'false' THEN nextval('${t('positions')}') END AS position FROM ${t('lock_session')}($1)`,
-        [sessionId],
-      ],
-    ])) as [unknown, unknown, { last_turn: number | null; position: number }[]];
+    const [, , , [looked]] = (await q([['BEGIN'], [texts.lock], [texts.session, [sessionId]], [texts.lastTurn, [sessionId]]])) as [
+      unknown,
+      unknown,
+      unknown,
+      { last_turn: number | null; position: number }[],
+    ];
     const turnSeq = (looked!.last_turn ?? 0) + 1;
     const seq = looked!.position;
     const now = new Date().toISOString();
@@ -137,35 +175,35 @@ async function rawAppend(q: Query, schema: string, instance: string, sessionId: 
     const wakes = wall - lastWake >= 10;
     if (wakes) lastWake = wall;
     const checksum = createHash('sha1').update(`${seq}${payload}`).digest('base64');
-    const place = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
     await q([
+      [texts.event, ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, checksum, true, null, null, null]],
+      // A new turn has no append clock of its own (`appended_hlc`): its HLC is its append's.
       [
-        `INSERT INTO ${t('events')} (stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal, checksum, validated, origin, origin_seq, origin_time) VALUES (${place(17)})`,
-        ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, checksum, true, null, null, null],
-      ],
-      [`SELECT ${t('bump_session')}(${place(5)})`, [sessionId, wall, 0, instance, now]],
-      [
-        `SELECT ${t('put_turn')}(${place(16)})`,
-        // A new turn has no append clock of its own (`appended_hlc`): its HLC is its append's.
-        [sessionId, turnSeq, id, 'user', content, '', '{}', now, 1, instance, wall, 0, '', false, null, [...new Set(content.split(' '))]],
-      ],
-      [
-        `INSERT INTO ${t('record_events')} (record_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
+        texts.append,
         [
+          sessionId,
+          turnSeq,
+          id,
+          'user',
+          content,
+          '',
+          '{}',
+          now,
+          1,
+          instance,
+          wall,
+          0,
+          '',
+          false,
+          null,
+          [...new Set(content.split(' '))],
+          instance,
           [sessionId, id],
           [seq, seq],
         ],
       ],
       ['COMMIT'],
-      ...(wakes
-        ? [
-            [
-              `SELECT set_config('synchronous_commit', 'off', true), pg_notify('agentstate_events', $1)
-  WHERE NOT pg_try_advisory_xact_lock(${LISTENERS_LOCK_KEY}, hashtext('"${schema}"')) AND pg_notification_queue_usage() < 0.5`,
-              [schema],
-            ] as const,
-          ]
-        : []),
+      ...(wakes ? [[texts.wake, [schema]] as const] : []),
     ]);
     return turnSeq;
   } catch (error) {
@@ -184,12 +222,13 @@ async function rawWriter(url: string, schema: string, writer: number, sessionId:
   const { rows } = await client.query<{ origin_instance_id: string }>(`SELECT origin_instance_id FROM "${schema}".sessions WHERE id = $1`, [session]);
   const instance = rows[0]!.origin_instance_id;
   const q: Query = (statements) => pipelined(client, statements);
+  const texts = rawTexts(schema);
   let n = 0;
   return {
     sessionId: session,
     append: async (content) => {
       const id = `raw-${writer}-${n++}`;
-      return [id, await rawAppend(q, schema, instance, session, id, content)];
+      return [id, await rawAppend(q, texts, schema, instance, session, id, content)];
     },
     close: () => client.end(),
   };

@@ -100,21 +100,25 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
       lastTurn: new Map(lastTurn.map((row) => [row.session_id, row.seq])),
     } as HeldById;
   };
+  // In a write, a session's row locked, then, by a statement of its own (so it sees what committed while the lock
+  // was awaited), its last turn number, read down the index: a turn's append asks for it next. For an append that
+  // nothing can refuse once the session is live, the event's position comes too, taken after that lock in the
+  // same statement, only when the session is live: the round trip of its own is saved, and a refused append
+  // leaves no gap. Plain statements, which the connection prepares once (`Pipeline`).
+  const lockSession = `SELECT ${rowCodec.SESSION_COLUMNS} FROM ${db.t('sessions')} WHERE id = $1 FOR UPDATE`;
+  const afterLock = `SELECT (SELECT seq FROM ${db.t('turns')} WHERE session_id = $1 ORDER BY seq DESC LIMIT 1) AS last_turn`;
+  const afterLockTaking = `${afterLock}, CASE WHEN EXISTS (SELECT 1 FROM ${db.t('sessions')} WHERE id = $1 AND NOT deleted)
+    THEN nextval('${db.t('positions')}') END AS position`;
   return {
-    // In a write, a session's look-up is most often followed by its last turn number's (a turn's append):
-    // one call of the schema's function reads both, the number after the row's lock. For an append that
-    // nothing can refuse once the session is live, the event's position comes too, taken after that lock in
-    // the same statement: the round trip of its own is saved, and a session not live takes none.
     session: async (id, appends = false) => {
       if (!locking) return one<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, rowCodec.sessionFromRow, [id]);
-      const next = appends ? `, CASE WHEN session ->> 'deleted' = 'false' THEN nextval('${db.t('positions')}') END AS position` : '';
-      const [row] = await sql.rows<{ session: rowCodec.SessionRow | null; last_turn: number | null; position?: number | null }>(
-        `SELECT session, last_turn${next} FROM ${db.t('lock_session')}($1)`,
-        [id],
-      );
+      const [[session], [row]] = (await sql.batch([
+        [lockSession, [id]],
+        [appends ? afterLockTaking : afterLock, [id]],
+      ])) as [(rowCodec.SessionRow | undefined)[], { last_turn: number | null; position?: number | null }[]];
       lastTurn = { sessionId: id, seq: row?.last_turn ?? 0, at: sql.sent };
       position = row?.position == null ? undefined : { seq: row.position, at: sql.sent };
-      return row?.session == null ? undefined : rowCodec.sessionFromRow(row.session);
+      return session === undefined ? undefined : rowCodec.sessionFromRow(session);
     },
     takenPosition: () => {
       const seq = position?.at === sql.sent ? position.seq : undefined;

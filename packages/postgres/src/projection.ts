@@ -24,14 +24,37 @@ export type RecordEntry = Extract<ChangeRecord, { kind: 'session' | 'turn' | 'sk
 
 /** Writes records into the projection tables of one schema, through the transaction given. */
 export class Projection {
-  /** The texts of the statements every append sends, made once: one text each, which the connection's prepared statements find at once. */
-  readonly #texts: { bumpSession: string; putTurn: string; indexRecords: string };
+  /**
+   * The texts of the statements every append sends, made once: one text each, which the connection prepares
+   * once (`Pipeline`), so the server plans each once per connection, not per write.
+   */
+  readonly #texts: { bumpSession: string; putTurn: string; appendTurn: string; indexRecords: string };
 
   constructor(private readonly db: Database) {
+    const turns = `${rowCodec.TURN_COLUMNS}, search`;
+    // A live session's next version after a turn (core's `sessionAfterTurn`), the parameters named: an instant
+    // compares as text in code-point order, whatever the database's collation; the writer is stored as '' when
+    // it is the origin, as core's row codec stores it.
+    const bump = (id: string, wall: string, counter: string, writer: string, at: string) =>
+      `UPDATE ${db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = ${wall}, hlc_counter = ${counter},
+        last_writer_id = CASE WHEN origin_instance_id = ${writer} THEN '' ELSE ${writer} END,
+        updated_at = CASE WHEN updated_at COLLATE "C" >= ${at} THEN updated_at ELSE ${at} END WHERE id = ${id} AND NOT deleted`;
+    // Its columns named, not `*`: a statement of `*` is not prepared (`Pipeline`), and would be planned on every append.
+    const index = (ids: string, seqs: string) =>
+      `INSERT INTO ${db.t('record_events')} (record_id, seq) SELECT r.id, r.seq FROM unnest(${ids}::text[], ${seqs}::bigint[]) AS r (id, seq)
+        ON CONFLICT DO NOTHING`;
+    // A turn's upsert by its place in the session, as `putMany`'s: the row there, if live, loses its vectors.
+    const putTurn = `forgotten AS (DELETE FROM ${db.t('vectors')} WHERE target = 'turn' AND record_id = $3
+          AND EXISTS (SELECT 1 FROM ${db.t('turns')} WHERE session_id = $1 AND seq = $2 AND NOT deleted))
+        INSERT INTO ${db.t('turns')} (${turns}) VALUES (${placeholders(rowCodec.TURN_COLUMNS)}, array_to_tsvector($16::text[]))
+        ${rowCodec.onConflictUpdate(turns, 'session_id, seq')}`;
     this.#texts = {
-      bumpSession: `SELECT ${db.t('bump_session')}($1, $2, $3, $4, $5)`,
-      putTurn: `SELECT ${db.t('put_turn')}(${placeholders(`${rowCodec.TURN_COLUMNS}, search`)})`,
-      indexRecords: `INSERT INTO ${db.t('record_events')} (record_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
+      bumpSession: bump('$1', '$2', '$3', '$4', '$5'),
+      putTurn: `WITH ${putTurn}`,
+      // The turn's upsert with its session's bump (by the turn's session, clock and time, and its writer `$17`) and
+      // its history index (`$18`, `$19`): the three writes of an append in one statement, not three.
+      appendTurn: `WITH bumped AS (${bump('$1', '$11', '$12', '$17', '$8')}), indexed AS (${index('$18', '$19')}), ${putTurn}`,
+      indexRecords: index('$1', '$2'),
     };
   }
 
@@ -51,9 +74,17 @@ export class Projection {
 
   /** Folds one change, the event at `seq`, into the tables. */
   async apply(sql: Sql, change: StateChange, seq: number): Promise<void> {
-    for (const record of changeRecords(change)) await this.put(sql, record);
+    const records = changeRecords(change);
     const ids = changeRecordIds(change);
-    await this.indexRecords(sql, ids, Array(ids.length).fill(seq));
+    const seqs = Array(ids.length).fill(seq);
+    const [bumped, turn] = records;
+    // An append: the session's bump, the turn and the history index in one statement.
+    if (bumped?.kind === 'sessionAfterTurn' && turn?.kind === 'turn' && records.length === 2)
+      await sql.exec(this.#texts.appendTurn, [...turnValues(turn.record), bumped.turn.lastWriterId, ids, seqs]);
+    else {
+      for (const record of records) await this.put(sql, record);
+      await this.indexRecords(sql, ids, seqs);
+    }
     const operation = change.payload.operation;
     // A live write's first event carries the hash; its later events (a batch) name the id only.
     if (operation?.inputHash !== undefined) await this.putOperations(sql, [operationEntry(operation, seq)]);
@@ -144,7 +175,7 @@ export class Projection {
         turns.map(rowCodec.turnValues),
         turns.map((turn) => (turn.deleted ? null : turn.content)),
       );
-      // As `put_turn`: keyed by its place in the session; the row there, if live, loses its vectors.
+      // Keyed by its place in the session; the row there, if live, loses its vectors.
       await sql.exec(
         `WITH ${input.cte}, forgotten AS (DELETE FROM ${this.db.t('vectors')} WHERE target = 'turn' AND record_id IN
            (SELECT i.id FROM input i JOIN ${this.db.t('turns')} t ON t.session_id = i.session_id AND t.seq = i.seq WHERE NOT t.deleted))
@@ -295,8 +326,7 @@ export class Projection {
   }
 
   #putTurn(sql: Sql, turn: Turn): Promise<void> {
-    const values = [...rowCodec.turnValues(turn), turn.deleted ? null : indexLexemes(turn.content)];
-    return sql.exec(this.#texts.putTurn, values);
+    return sql.exec(this.#texts.putTurn, turnValues(turn));
   }
 
   async #putSkill(sql: Sql, skill: Skill): Promise<void> {
@@ -351,4 +381,9 @@ export class Projection {
  */
 function firstVersionInserts(record: { syncVersion: number }): string {
   return record.syncVersion === 1 ? 'false AND id = $1' : 'id = $1';
+}
+
+/** The parameters of a turn's upsert: its row's values, then its lexemes (none for a tombstone). */
+function turnValues(turn: Turn): unknown[] {
+  return [...rowCodec.turnValues(turn), turn.deleted ? null : indexLexemes(turn.content)];
 }

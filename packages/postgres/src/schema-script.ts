@@ -11,14 +11,6 @@
  * dropped and folded again (see `schema.ts`). Every statement names its
  * table through the `{schema}` placeholder.
  */
-import { rowCodec } from '@agentstate/core/backend';
-
-const TURN_COLUMNS = rowCodec.TURN_COLUMNS;
-/** `$1, …, $15`: the parameters of `put_turn` holding the values of {@link TURN_COLUMNS}. */
-const TURN_VALUES = TURN_COLUMNS.split(',')
-  .map((_, i) => `$${i + 1}`)
-  .join(', ');
-
 /**
  * The version of the durable part; a schema recording a larger one is a newer library's, refused.
  * 3: no trigger on `events` (writers wake subscribers after they commit, `Database.announce`).
@@ -48,12 +40,13 @@ CREATE UNIQUE INDEX IF NOT EXISTS events_origin ON {schema}.events (origin, orig
  * 6: a skill's content clock and outcomes (`skills.content_clock`, `skills.outcomes`) and the clock of a removed
  *    or purged turn's append (`turns.appended_hlc`), folded again: a merge of outcomes received apart, which a log
  *    of version 5 may hold, gives them.
+ * 7: no functions: a write's look-up, upsert and bump are plain statements, prepared once per connection.
  */
-export const DERIVED_VERSION = 6;
+export const DERIVED_VERSION = 7;
 
 /**
- * The first derived version whose tables and indexes are this version's: a schema of it or later lacks at most
- * functions ({@link FUNCTIONS_SQL}), made in place on open, with no fold. Set it to {@link DERIVED_VERSION} when a
+ * The first derived version whose tables and indexes are this version's: a schema of it or later has at most
+ * functions of earlier versions ({@link DROP_FUNCTIONS_SQL}), dropped in place on open, with no fold. Set it to {@link DERIVED_VERSION} when a
  * table or an index changes otherwise.
  */
 export const SAME_TABLES_SINCE = 6;
@@ -162,48 +155,15 @@ const ENVELOPE = `sync_version bigint NOT NULL,
   last_writer_id text NOT NULL`;
 
 /**
- * The functions a write calls (`lookups.ts`, `projection.ts`), so a writer's connection parses and plans their
- * statements once, where a statement of literals is parsed and planned on every write. Made again whole, on
- * their own, when a schema's derived version is {@link SAME_TABLES_SINCE} or later.
+ * Drops the functions derived versions 3 to 6 made for a write's session look-up, turn upsert and session bump
+ * (`lookups.ts` and `projection.ts` send plain statements, which each connection prepares once): run where a
+ * schema of an earlier version is upgraded, in place or folded again.
  */
-export const FUNCTIONS_SQL = `
--- The session a write decides on, locked until the write ends, and its last turn number, read by a statement
--- of its own after the lock, so it sees what committed while the lock was awaited. A connection keeps the plan
--- it makes of each statement until the table is analysed again: max(seq), planned while the turns were few,
--- kept an aggregate over every turn of the session; read down the index with LIMIT 1, it stops at the first.
-CREATE OR REPLACE FUNCTION {schema}.lock_session(text, OUT session jsonb, OUT last_turn bigint) LANGUAGE plpgsql AS $$
-BEGIN
-  SELECT to_jsonb(s) INTO session FROM {schema}.sessions s WHERE id = $1 FOR UPDATE;
-  SELECT seq INTO last_turn FROM {schema}.turns WHERE session_id = $1 ORDER BY seq DESC LIMIT 1;
-END
-$$;
--- A turn's upsert by its slot (see projection.ts): the row updated or inserted, and a live record's vectors forgotten.
--- A function, so a writer's session plans its statements once: a statement of literals is parsed and planned per write.
-CREATE OR REPLACE FUNCTION {schema}.put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text, text[])
-RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-  old record;
-BEGIN
-  SELECT n, deleted INTO old FROM {schema}.turns WHERE session_id = $1 AND seq = $2;
-  IF old.n IS NULL THEN
-    INSERT INTO {schema}.turns (${TURN_COLUMNS}, search) VALUES (${TURN_VALUES}, array_to_tsvector($16));
-    RETURN;
-  END IF;
-  UPDATE {schema}.turns SET (${TURN_COLUMNS}, search) = (${TURN_VALUES}, array_to_tsvector($16)) WHERE n = old.n;
-  IF NOT old.deleted THEN
-    DELETE FROM {schema}.vectors WHERE target = 'turn' AND record_id = $3;
-  END IF;
-END
-$$;
--- A live session's next version after a turn (core's sessionAfterTurn): an instant compares as text in code-point
--- order, whatever the database's collation; the writer is stored as '' when it is the origin, as core's row codec stores it.
-CREATE OR REPLACE FUNCTION {schema}.bump_session(text, bigint, bigint, text, text) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  UPDATE {schema}.sessions SET sync_version = sync_version + 1, hlc_wall = $2, hlc_counter = $3,
-    last_writer_id = CASE WHEN origin_instance_id = $4 THEN '' ELSE $4 END,
-    updated_at = CASE WHEN updated_at COLLATE "C" >= $5 THEN updated_at ELSE $5 END WHERE id = $1 AND NOT deleted;
-END
-$$;
+export const DROP_FUNCTIONS_SQL = `
+DROP FUNCTION IF EXISTS {schema}.lock_session(text);
+DROP FUNCTION IF EXISTS {schema}.put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text[]);
+DROP FUNCTION IF EXISTS {schema}.put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text, text[]);
+DROP FUNCTION IF EXISTS {schema}.bump_session(text, bigint, bigint, text, text);
 `;
 
 /**
@@ -214,7 +174,6 @@ $$;
  */
 export const DERIVED_SQL = `
 INSERT INTO {schema}.${VERSIONS_TABLE} VALUES ('derived', ${DERIVED_VERSION}) ON CONFLICT (part) DO UPDATE SET version = EXCLUDED.version;
-${FUNCTIONS_SQL}
 -- Text held as its UTF-8 bytes: the log takes any string as snapshot data, NUL included, which text refuses.
 CREATE TABLE {schema}.snapshots (
   stream text NOT NULL,

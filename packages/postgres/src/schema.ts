@@ -9,8 +9,8 @@
  * whole derived part, which the caller folds again from the log in the
  * same transaction, unless its derived tables are this version's
  * (`SAME_TABLES_SINCE`) and its log at most one version behind: then its
- * log gains the origin columns in place and its functions are made again,
- * with nothing folded. All of it under a transaction-scoped advisory lock
+ * log gains the origin columns in place and the functions of earlier versions
+ * go, with nothing folded. All of it under a transaction-scoped advisory lock
  * named after the schema, then the writers' lock exclusive, so
  * processes opening together never race: the second waits, then finds the
  * work done.
@@ -22,7 +22,7 @@ import {
   DERIVED_SQL,
   DERIVED_TABLES,
   DERIVED_VERSION,
-  FUNCTIONS_SQL,
+  DROP_FUNCTIONS_SQL,
   LOG_SQL,
   LOG_VERSION,
   ORIGIN_SQL,
@@ -60,7 +60,7 @@ export async function isCurrent(sql: Sql, schema: string): Promise<boolean> {
 
 /**
  * Identifies the schema without writing to it; `in place`: its tables are this version's, and its log and the
- * functions of its derived part are upgraded where they are.
+ * functions of its derived part of earlier versions dropped where they are.
  */
 async function inspectSchema(sql: Sql, schema: string): Promise<SchemaFinding | 'in place'> {
   const tables = await sql.rows<{ relname: string }>(
@@ -110,11 +110,11 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
   const found = await inspectSchema(sql, schema);
   if (found === 'current') return found;
   const quoted = `"${schema}"`;
-  // Its tables are this version's: the log gains its origin columns and the functions
-  // are made again in place; a log-only change folds nothing, as the tables fold the same events.
+  // Its tables are this version's: the log gains its origin columns and the functions of earlier versions
+  // go, in place; a log-only change folds nothing, as the tables fold the same events.
   if (found === 'in place') {
     await sql.rows(
-      `${script(ORIGIN_SQL + FUNCTIONS_SQL, schema)}
+      `${script(ORIGIN_SQL + DROP_FUNCTIONS_SQL, schema)}
        UPDATE ${quoted}.${VERSIONS_TABLE} SET version = CASE part WHEN 'log' THEN ${LOG_VERSION} ELSE ${DERIVED_VERSION} END WHERE part IN ('log', 'derived')`,
     );
     return 'current';
@@ -131,9 +131,7 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
      INSERT INTO ${quoted}.${VERSIONS_TABLE} VALUES ('log', ${LOG_VERSION}) ON CONFLICT (part) DO UPDATE SET version = EXCLUDED.version;
      DROP TABLE IF EXISTS ${quoted}.${MIGRATIONS_TABLE};
      DROP FUNCTION IF EXISTS ${quoted}.notify_events() CASCADE;
-     -- The turn upsert of derived versions 3 to 5, which took no append clock: its overload would stay beside the new one.
-     DROP FUNCTION IF EXISTS ${quoted}.put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text[]);
-     ${script(POSITIONS_SQL + ORIGIN_SQL, schema)}
+     ${script(POSITIONS_SQL + ORIGIN_SQL + DROP_FUNCTIONS_SQL, schema)}
      SELECT setval('${quoted}.positions', greatest(max(seq), 1), max(seq) IS NOT NULL) FROM ${quoted}.events WHERE stream = 'state';
      DROP TABLE IF EXISTS ${DERIVED_TABLES.map((t) => `${quoted}.${t}`).join(', ')} CASCADE;
      ${script(DERIVED_SQL, schema)}`,

@@ -242,6 +242,26 @@ describe('A derived part of another version', () => {
     await dropSchema(url, schema);
   });
 
+  it('drops the write functions of a derived part of version 6 in place, folding nothing, and then appends', async () => {
+    const { url, schema } = await writtenSchema('functions');
+    const names = `SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = '${schema}' ORDER BY 1`;
+    // Version 6's functions, by their signatures: the upgrade drops them by these.
+    const stub = (signature: string) => `CREATE FUNCTION "${schema}".${signature} RETURNS void LANGUAGE sql AS 'SELECT NULL'`;
+    await query(
+      url,
+      `${stub('lock_session(text)')}; ${stub('bump_session(text, bigint, bigint, text, text)')};
+       ${stub('put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text, text[])')};
+       UPDATE "${schema}".${VERSIONS_TABLE} SET version = 6 WHERE part = 'derived';`,
+    );
+    expect(await query(url, names)).toHaveLength(4);
+    const provider = await openInPlace(url, schema);
+    expect(await query(url, names)).toEqual([{ proname: 'settled_position' }]);
+    const session = await provider.sessions.create({ title: 'after the upgrade' });
+    expect((await provider.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'appended' })).seq).toBe(1);
+    await provider.close();
+    await dropSchema(url, schema);
+  });
+
   it('lets two processes open an old schema at once: one folds it, both read the same', async () => {
     const { url } = await testServer();
     const schema = freshSchema('twice');

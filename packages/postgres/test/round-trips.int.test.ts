@@ -6,8 +6,8 @@
  * literals). These tests hold both to the parameters they stand for, the errors of waiting
  * statements to the statement that carries them, and an `appendTurn` to two
  * round trips: the look-ups with the lock and the position, then the writes with
- * the `COMMIT` and the subscribers' wake-up. Its session look-up and turn writes call the schema's functions,
- * so a writer's session plans them once. A wake-up owed for a busy interval rides on the next commit; no timer
+ * the `COMMIT` and the subscribers' wake-up. Its session look-up and turn writes are plain statements the
+ * connection prepared once, so a writer's session plans them once. A wake-up owed for a busy interval rides on the next commit; no timer
  * runs while none is owed.
  */
 import fc from 'fast-check';
@@ -127,18 +127,43 @@ describe('appendTurn', () => {
       // The other provider's wake-up may go meanwhile, alone.
       const turn = recorded.sent.filter((text) => !alone(text));
       expect(turn).toHaveLength(2);
-      // The position is taken after the session's lock, in its statement, only when the session is live.
+      // The session's lock, then its last turn and the position, taken after the lock in a statement of their own,
+      // only when the session is live.
       expect(turn[0]).toMatch(
-        /^BEGIN;\nSELECT pg_advisory_xact_lock_shared\([^;]*;\nSELECT session, last_turn, CASE WHEN session ->> 'deleted' = 'false' THEN nextval\('"[^"]+"\.positions'\) END AS position FROM "[^"]+"\.lock_session\(\$1\)$/,
+        /^BEGIN;\nSELECT pg_advisory_xact_lock_shared\([^;]*;\nSELECT id, [^;]* FROM "[^"]+"\.sessions WHERE id = \$1 FOR UPDATE;\nSELECT \(SELECT seq FROM [^;]* AS last_turn, CASE WHEN EXISTS \([^;]*AND NOT deleted\)\s+THEN nextval\('"[^"]+"\.positions'\) END AS position$/,
       );
-      // The session's bump and the turn's upsert are calls, not statements the server parses and plans on every
-      // write; the wake-up follows the COMMIT, in a transaction of its own.
+      // The event, then the session's bump, the turn's upsert and the history index in one statement; the wake-up
+      // follows the COMMIT, in a transaction of its own.
       expect(turn[1]).toMatch(
-        /^INSERT INTO[\s\S]*;\nSELECT "[^"]+"\.bump_session\([^;]*;\nSELECT "[^"]+"\.put_turn\([\s\S]*;\nCOMMIT;\nSELECT set_config\([^;]*pg_notify\([^;]*$/,
+        /^INSERT INTO "[^"]+"\.events [^;]*;\nWITH bumped AS \(UPDATE "[^"]+"\.sessions [^;]*indexed AS \(INSERT INTO "[^"]+"\.record_events [^;]*INSERT INTO "[^"]+"\.turns [^;]*;\nCOMMIT;\nSELECT set_config\([^;]*pg_notify\([^;]*$/,
       );
     } finally {
       recorded.stop();
       await writer.close();
+      await close();
+    }
+  });
+
+  it('sends only statements its connection prepared before: a later append parses and plans none', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const session = await provider.sessions.create({ title: 'prepared' });
+    // The application's pool of one connection: what the writer prepared is read back on it.
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const writer = await openPostgres(pool, { schema });
+    const recorded = recordRoundTrips();
+    try {
+      await writer.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+      recorded.sent.length = 0;
+      await writer.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'second' });
+      recorded.stop();
+      const sent = recorded.sent.filter((text) => !alone(text)).flatMap((text) => text.split(';\n'));
+      expect(sent.length).toBeGreaterThan(4);
+      const prepared = new Set((await pool.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((row) => row.statement));
+      expect(sent.filter((text) => !prepared.has(text))).toEqual([]);
+    } finally {
+      recorded.stop();
+      await writer.close();
+      await pool.end();
       await close();
     }
   });
