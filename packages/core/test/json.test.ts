@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../src/index.js';
 import { jsonObjectField, jsonValueField, metadataField } from '../src/records/json.js';
+import { canonicalJson, canonicalJsonWithout } from '../src/log/json.js';
 
 const field = jsonValueField(LIMITS.longText);
 
@@ -84,5 +85,35 @@ describe('JSON values callers store', () => {
   it('as objects, refuse anything but an object', () => {
     for (const value of [null, [], 'x', 1, true]) expect(jsonObjectField(100).safeParse(value).success).toBe(false);
     expect(jsonObjectField(100).parse({})).toStrictEqual({});
+  });
+});
+
+describe('canonical JSON', () => {
+  /** The definition: a copy with every object's keys in `sort()` order, then `JSON.stringify`. */
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sorted)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+          )
+        : value;
+  // Few keys and many (past the in-place sort's 32), unicode and integer-like ones among them.
+  const keys = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.nat().map(String)).filter((key) => key !== '__proto__');
+  const values = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), tie('object'), fc.array(tie('value'), { maxLength: 4 })),
+    object: fc.oneof(fc.dictionary(keys, tie('value'), { maxKeys: 8 }), fc.dictionary(keys, fc.jsonValue({ maxDepth: 0 }), { minKeys: 30, maxKeys: 80 })),
+  }));
+
+  it('sorts every object by its keys, and leaves out one top-level key on request, as the definition does', () => {
+    fc.assert(
+      fc.property(values.object, keys, (value, key) => {
+        expect(canonicalJson(value)).toBe(JSON.stringify(sorted(value)));
+        const { [key]: _, ...rest } = value as Record<string, unknown>;
+        expect(canonicalJsonWithout(value as object, key)).toBe(canonicalJson(rest));
+      }),
+    );
   });
 });

@@ -200,6 +200,12 @@ export function tableLookups(conn: Connection) {
   });
 }
 
+/** The records of `ids` that `sql` (taking them as one JSON array) reads, by id. */
+function byId<R, T extends { id: string }>(conn: Connection, sql: string, ids: readonly string[], map: (row: R) => T): Map<string, T> {
+  const records = ids.length === 0 ? [] : (conn.prepare(sql).all(JSON.stringify(ids)) as R[]).map(map);
+  return new Map(records.map((record) => [record.id, record]));
+}
+
 /** The {@link StateQueries} over a connection's projection tables. */
 export function sqliteQueries(conn: Connection, options: QueryOptions = {}): StateQueries {
   const relevanceWindow = options.relevanceWindow ?? DEFAULT_RELEVANCE_WINDOW;
@@ -209,6 +215,11 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     ...tableLookups(conn),
     recordSeqs: (id: string) => recordSeqs(conn, id),
     recordEvents: (id: string) => conn.readScattered(() => recordEvents(conn, id)),
+    // A received batch asks about its items and skills before it folds: one statement of each kind, not one an event.
+    memoryAndSkills: async ({ memory, skill }) => ({
+      memory: byId(conn, 'SELECT * FROM memory WHERE id IN (SELECT value FROM json_each(?))', memory, rowCodec.memoryFromRow),
+      skill: byId(conn, 'SELECT * FROM skills WHERE id IN (SELECT value FROM json_each(?))', skill, rowCodec.skillFromRow),
+    }),
     purgeable: (selector) => purgeableRows(purgeSql(conn), selector, options.upcasters),
     liveSkillsBySlug: (slug: string) =>
       (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as rowCodec.SkillRow[]).map(rowCodec.skillFromRow),

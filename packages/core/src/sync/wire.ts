@@ -5,7 +5,7 @@
  */
 import { ValidationError } from '../errors.js';
 import { META_KEYS } from '../log/append.js';
-import { canonicalJson } from '../log/json.js';
+import { canonicalJsonWithout } from '../log/json.js';
 import type { EventMeta, LogEvent } from '../log/log.js';
 import { sha256Hex } from '../snapshot/binding.js';
 import { isCanonicalInstant, type Instant } from '../time/instant.js';
@@ -31,14 +31,13 @@ export type SyncPlace = Pick<SyncEvent, 'origin' | 'originSeq'>;
 
 /** The digest of a sync event: SHA-256 of the canonical JSON of all its fields but the digest. */
 export function syncDigest(event: Omit<SyncEvent, 'digest'> & { digest?: string }): string {
-  const { digest: _, ...rest } = event;
-  return sha256Hex(canonicalJson(rest));
+  return sha256Hex(canonicalJsonWithout(event, 'digest'));
 }
 
 /** The wire form of `event`, a `state` event of the log whose identity is `replicaId`. */
 export function toSyncEvent(event: LogEvent, replicaId: string): SyncEvent {
   const payload = event.payload as Record<string, unknown>;
-  const out: Omit<SyncEvent, 'digest'> = {
+  const out: Omit<SyncEvent, 'digest'> & { digest?: string } = {
     origin: event.origin ?? replicaId,
     originSeq: event.originSeq ?? event.seq,
     type: event.type,
@@ -48,7 +47,9 @@ export function toSyncEvent(event: LogEvent, replicaId: string): SyncEvent {
     payload: 'erasedBy' in payload ? Object.fromEntries(Object.entries(payload).filter(([key]) => key !== 'erasedBy')) : payload,
   };
   for (const key of META_KEYS) if (event[key] !== undefined) out[key] = event[key];
-  return { ...out, digest: syncDigest(out) };
+  // Added in place, last: a copy of each event sent was one of the sync's larger allocations.
+  out.digest = syncDigest(out);
+  return out as SyncEvent;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
