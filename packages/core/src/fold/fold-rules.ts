@@ -27,7 +27,7 @@ import type { OperationEntry, OperationRef } from '../log/operation.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import type { CheckpointKey } from '../write/backend.js';
-import { erasedView, isErasedItem } from './erased-view.js';
+import { erasedAsHeld, erasedView, isErasedItem } from './erased-view.js';
 
 /** What the rules look up in the state being folded into; tombstones included. */
 export interface FoldView {
@@ -64,7 +64,7 @@ type Violation = string | undefined;
  * stamped against `view`; returns quietly otherwise.
  */
 export function checkChange(view: FoldView, change: StateChange, seq: number): void {
-  const violation = operationViolation(view, change.payload.operation) ?? recordViolation(erasedView(view, change), change);
+  const violation = operationViolation(view, change.payload.operation) ?? recordViolation(erasedView(view, change), erasedAsHeld(view, change));
   if (violation !== undefined) throw new CorruptionError(STATE_STREAM, seq, `${change.type}: ${violation}`);
 }
 

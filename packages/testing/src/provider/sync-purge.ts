@@ -3,7 +3,7 @@
  * a turn a summary covers, a skill purged on both; and a record a user wrote as `[erased]` is no purge.
  */
 import type { EventSourcedProvider, PurgeInput } from '@agentstate/core';
-import { ERASED, sync } from '@agentstate/core';
+import { createInMemoryProvider, ERASED, sync } from '@agentstate/core';
 import { expect } from 'vitest';
 import { checks, needing, type ProviderCheck } from '../suite/harness.js';
 import { storedText } from './erasure.js';
@@ -112,6 +112,35 @@ export const syncPurgeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
           }
           await expectConverged([a, b]);
         });
+      // A third store takes the versions a purger wrote before its purges, erased, and not the purges yet: the delete and
+      // the outcome written where those versions came intact follow them there, and the purges erase them on arrival.
+      await env.scoped(async () => {
+        const [a, b, c] = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
+        const item = await a.memory.write({ content: 'the rules', key: 'rules' });
+        const skill = await a.skills.upsert({ slug: 'unlock', body: 'the rules' });
+        for (const p of [b, c]) await sync(a, p);
+        await c.memory.update(item.id, { content: 'the code is Quokka' });
+        const upserted = await c.skills.upsert({ slug: 'unlock', body: 'the locker code is Quokka' });
+        await sync(a, c);
+        await a.skills.recordOutcome(skill.id, { success: true });
+        await a.memory.delete(item.id);
+        for (const id of [item.id, skill.id]) await c.purge({ id, reason });
+        await b.receive(await c.changes(await b.vector(), { limit: 2 }));
+        for (const [x, y] of [
+          [a, b],
+          [b, c],
+          [a, c],
+        ] as const)
+          await sync(x, y);
+        const contentClock = { updatedHlc: upserted.updatedHlc, lastWriterId: upserted.lastWriterId };
+        const tombstone = { body: ERASED, deleted: true, version: 2, uses: 1, wins: 1, outcomes: { uses: 1, wins: 1 }, contentClock, syncVersion: 4 };
+        for (const p of [a, b, c]) {
+          expect(await p.memory.getAny(item.id), 'the chain: the item').toMatchObject({ content: ERASED, deleted: true, syncVersion: 4 });
+          expect(await p.skills.getAny(skill.id), 'the chain: the skill').toMatchObject(tombstone);
+          expect(await storedText(p), 'the chain: the purged text').not.toContain('Quokka');
+        }
+        await expectConverged([a, b, c]);
+      });
     }),
   'Y84 a session compacted on one store through its last turn while the other purges an earlier turn the summary covers, the purge later or earlier by the clock, synced with either store first and then again: the summary is stale on both, as a local purge leaves it, and context leaves it out; converged':
     needing(['injectableClock'], async (env) => {
