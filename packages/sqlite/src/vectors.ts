@@ -94,8 +94,8 @@ export class VectorIndexes {
     if (!Number.isInteger(dimensions) || dimensions <= 0) throw new ValidationError('vector', 'must have at least one dimension');
     const no = Number(this.conn.prepare('INSERT INTO vector_indexes (embedder_id, dimensions) VALUES (?, ?)').run(embedderId, dimensions).lastInsertRowid);
     const index = { no, embedder_id: embedderId, dimensions };
-    this.ensureTable(MEMORY_TARGET, index);
-    this.ensureTable(TURN_TARGET, index);
+    this.#createTable(MEMORY_TARGET, index);
+    this.#createTable(TURN_TARGET, index);
     return index;
   }
 
@@ -174,7 +174,7 @@ export class VectorIndexes {
       this.conn.prepare(`DELETE FROM ${target.listed}`).run();
       for (const index of indexes) {
         this.conn.db.exec(`DROP TABLE IF EXISTS ${vecTable(target, index)}`);
-        this.ensureTable(target, index);
+        this.#createTable(target, index);
       }
       const rows = this.conn.prepare(target.liveRows).all() as ({ n: number; content: string } & Record<string, unknown>)[];
       for (const index of indexes) {
@@ -186,8 +186,8 @@ export class VectorIndexes {
     }
   }
 
-  /** Creates the target's table of an index when missing. */
-  ensureTable(target: VectorTarget, index: VectorIndex): void {
+  /** Creates the target's table of an index when missing: only an index being made or rebuilt lacks one. */
+  #createTable(target: VectorTarget, index: VectorIndex): void {
     this.conn.db.exec(
       `CREATE VIRTUAL TABLE IF NOT EXISTS ${vecTable(target, index)} USING vec0(embedding float[${Math.trunc(index.dimensions)}] distance_metric=cosine, ${target.meta.map((c) => `${c} text`).join(', ')})`,
     );
