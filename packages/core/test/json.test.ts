@@ -100,12 +100,17 @@ describe('canonical JSON', () => {
               .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
           )
         : value;
-  // Few keys and many (past the in-place sort's 32), unicode and integer-like ones among them.
-  const keys = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.nat().map(String)).filter((key) => key !== '__proto__');
+  // Few keys and many (past the in-place sort's 32), unicode, integer-like and prototype ones among them.
+  const keys = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.nat().map(String), fc.constantFrom('__proto__', 'constructor'));
   const values = fc.letrec((tie) => ({
     value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), tie('object'), fc.array(tie('value'), { maxLength: 4 })),
     object: fc.oneof(fc.dictionary(keys, tie('value'), { maxKeys: 8 }), fc.dictionary(keys, fc.jsonValue({ maxDepth: 0 }), { minKeys: 30, maxKeys: 80 })),
   }));
+
+  it('keeps an own `__proto__` key as JSON.stringify does, at every level', () => {
+    const value = JSON.parse('{"b":[{"__proto__":""}],"__proto__":{"a":1}}');
+    expect(canonicalJson(value)).toBe('{"__proto__":{"a":1},"b":[{"__proto__":""}]}');
+  });
 
   it('sorts every object by its keys, and leaves out one top-level key on request, as the definition does', () => {
     fc.assert(

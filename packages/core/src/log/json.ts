@@ -22,7 +22,10 @@ function sortKeys(value: unknown, without?: string): unknown {
     const out: Record<string, unknown> = {};
     for (const key of sortedKeys(value)) {
       const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined && key !== without) out[key] = sortKeys(v);
+      if (v === undefined || key === without) continue;
+      // An own `__proto__` key stays a key, as JSON.stringify reads it; an assignment would set the prototype and drop it.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: sortKeys(v), enumerable: true, writable: true, configurable: true });
+      else out[key] = sortKeys(v);
     }
     return out;
   }
