@@ -19,7 +19,7 @@ import { recordEvents } from '../provider/history.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
 import type { ReceivedEvent, StateLookups } from '../write/backend.js';
 import { isGlobalScope } from '../records/scope.js';
-import { coveredNote, inSubtree, outsideScope, partialNote, type SyncCoverage, syncScope } from './scope.js';
+import { inSubtree, outsideScope, partialNote, scopedNote, type SyncCoverage, SyncEventTypes, syncScope } from './scope.js';
 import { summariesBeforePurges, summariesToMark } from './stale-summaries.js';
 import type { SendContext } from './send.js';
 import { checkSyncEvent, type SyncEvent, toSyncEvent } from './wire.js';
@@ -131,7 +131,7 @@ export async function receiveEvents(
     // Read once, in the queue: no other receive of this store moves them before this one commits.
     const [held, replicaId, partial] = await Promise.all([sync.vector(), sync.identity(), coverage.partial()]);
     const known = coverage.vector(held, scope);
-    await checkOrder(sync, known, from, prepared, { held, replicaId });
+    const reached = await checkOrder(sync, { known, reached: coverage.reached(scope), held }, from, prepared, replicaId);
     if (outside !== undefined) throw outside;
     // Held in part from this batch on, noted with it.
     const pinned = wholeUntilNow(prepared, { held, replicaId, partial });
@@ -191,7 +191,8 @@ export async function receiveEvents(
     const raised = noting ? Object.entries(covered).filter(([origin, seq]) => seq > (known[origin] ?? 0)) : [];
     const notes = [
       ...(Object.keys(pinned).length > 0 ? [partialNote(pinned)] : []),
-      ...(raised.length > 0 ? [coveredNote(scope, Object.fromEntries(raised))] : []),
+      ...(raised.length > 0 ? [scopedNote(SyncEventTypes.Covered, scope, Object.fromEntries(raised))] : []),
+      ...(Object.keys(reached).length > 0 ? [scopedNote(SyncEventTypes.Reached, scope, reached)] : []),
     ];
     if (notes.length > 0) await tx.append(notes);
     const folded = fresh.length > 0 && context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : incoming;
@@ -201,34 +202,43 @@ export async function receiveEvents(
 }
 
 /**
- * Refuses (`order`) a batch bringing an origin's events ahead of earlier ones this store lacks: the
- * merge rules assume each origin's events of a scope are folded in its order. Only an origin's first
- * event in the batch can start past what the store holds: each later one follows it as its sender
- * sent them. It starts after `from`'s seq, which the store must hold: by its vector of `scope` (a gap
- * left by another subtree is no gap there), or by place. An origin `from` does not name is the caller's
- * word that it starts where the store stands (an origin's own seqs have gaps: the events it received).
+ * Refuses (`order`) a batch bringing an origin's events ahead of earlier ones this store lacks: the merge rules
+ * assume each origin's events of a scope are folded in its order. `from` is the sender's word that the batch's
+ * events of an origin go on after its seq with every one lying in `scope` the sender holds, in its order; so a batch
+ * bringing one the store lacks must start where the store stands: at most its vector of `scope` (`known`; a gap
+ * left by another subtree is no gap there), or at an event it holds no later than what a batch of a sync of `scope`
+ * or a wider one `reached` (batch k+1 of a sync follows batch k; an event held through another subtree's sync alone
+ * vouches for nothing). An origin `from` does not name is the caller's word that it starts where the store stands
+ * (an origin's own seqs have gaps: the events it received). Returns, for the `sync.reached` note, the last seq the
+ * batch brings of each origin that starts there, where that raises what the store knew.
  */
 async function checkOrder(
   sync: ReturnType<typeof syncLog>,
-  whole: Vector,
+  { known, reached, held }: { known: Vector; reached: Vector; held: Vector },
   from: Vector,
   prepared: readonly { event: SyncEvent }[],
-  { held, replicaId }: { held: Vector; replicaId: string },
-): Promise<void> {
-  const firsts = new Map<string, number>();
-  for (const { event } of prepared) if (!firsts.has(event.origin) && event.origin !== replicaId) firsts.set(event.origin, event.originSeq);
-  for (const [origin, first] of firsts) {
-    const after = from[origin];
-    if (after === undefined) continue;
-    if (!lacks(held, origin, first) && (await sync.atOrigin(origin, first)) !== undefined) continue;
-    if (after <= (whole[origin] ?? 0) || (await sync.atOrigin(origin, after)) !== undefined) continue;
-    throw new SyncConflictError(
-      'order',
-      origin,
-      first,
-      `event ${first} of origin ${origin} comes after its event ${after}, which this store does not hold yet: the batch came ahead of an earlier one of that origin; nothing was received`,
-    );
+  replicaId: string,
+): Promise<Vector> {
+  const lasts = new Map<string, number>();
+  for (const { event } of prepared) if (event.origin !== replicaId && Object.hasOwn(from, event.origin)) lasts.set(event.origin, event.originSeq);
+  const raised: Record<string, number> = {};
+  for (const [origin, last] of lasts) {
+    const [after, whole, reach] = [from[origin]!, known[origin] ?? 0, reached[origin] ?? 0];
+    if (after <= whole || (after <= reach && (await sync.atOrigin(origin, after)) !== undefined)) {
+      if (last > Math.max(whole, reach)) raised[origin] = last;
+      continue;
+    }
+    // Events it holds already are skipped, never folded: only one it lacks comes ahead of what it lacks.
+    for (const { event } of prepared)
+      if (event.origin === origin && (lacks(held, origin, event.originSeq) || (await sync.atOrigin(origin, event.originSeq)) === undefined))
+        throw new SyncConflictError(
+          'order',
+          origin,
+          event.originSeq,
+          `event ${event.originSeq} of origin ${origin} comes after its event ${after}, which this store does not hold yet: the batch came ahead of an earlier one of that origin; nothing was received`,
+        );
   }
+  return raised;
 }
 
 /**

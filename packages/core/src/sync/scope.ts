@@ -22,12 +22,18 @@ export const SyncEventTypes = {
   Covered: 'sync.covered',
   /** `{ vector }`: from now on the store may hold only part of each origin named; it held all of it up to the seq given. */
   Partial: 'sync.partial',
+  /** `{ scope, vector }`: a batch of a sync of `scope` that passed the order check brought each origin named up to the seq given. */
+  Reached: 'sync.reached',
 } as const;
+
+/** The notes of the {@link SYNC_STREAM} that name a scope. */
+type ScopedNote = typeof SyncEventTypes.Covered | typeof SyncEventTypes.Reached;
 
 const vectorSchema = z.record(z.string().min(1), z.int().nonnegative());
 const payloadSchemas = {
   [SyncEventTypes.Covered]: z.strictObject({ scope: scopeSchema, vector: vectorSchema }),
   [SyncEventTypes.Partial]: z.strictObject({ vector: vectorSchema }),
+  [SyncEventTypes.Reached]: z.strictObject({ scope: scopeSchema, vector: vectorSchema }),
 } as const;
 
 /** Made once: zod compiles a schema on its first parse, which costs far more than a parse (about 1 ms, several per sync over HTTP). */
@@ -71,7 +77,8 @@ export async function inSubtree(change: StateChange, scope: Scope, sessionScope:
 export class SyncCoverage {
   readonly #follower: StreamFollower;
   readonly #partial = new Map<string, number>();
-  readonly #covered = new Map<string, Map<string, number>>();
+  /** Per note type and scope (`<type> <scope key>`), per origin: the highest seq noted. */
+  readonly #scoped = new Map<string, Map<string, number>>();
 
   constructor(log: Log) {
     this.#follower = new StreamFollower(log, SYNC_STREAM, (event) => this.#apply(event.type, event.payload, event.seq));
@@ -92,7 +99,18 @@ export class SyncCoverage {
     const out: Record<string, number> = { ...held };
     // An origin pinned before anything of it was held stays unnamed until a sync's word covers it.
     for (const [origin, seq] of this.#partial) if (seq > 0 || origin in out) out[origin] = seq;
-    for (const at of scopeChain(scope)) for (const [origin, seq] of this.#covered.get(scopeKey(at)) ?? []) out[origin] = Math.max(out[origin] ?? 0, seq);
+    return this.#highest(SyncEventTypes.Covered, scope, out);
+  }
+
+  /** For each origin, the highest seq a batch of a sync of `scope` or a wider one reached, as the last {@link partial} read left the stream. */
+  reached(scope: Scope): Vector {
+    return this.#highest(SyncEventTypes.Reached, scope, {});
+  }
+
+  /** `out` raised to the seqs noted as `type` for `scope` and every wider scope. */
+  #highest(type: ScopedNote, scope: Scope, out: Record<string, number>): Vector {
+    for (const at of scopeChain(scope))
+      for (const [origin, seq] of this.#scoped.get(`${type} ${scopeKey(at)}`) ?? []) out[origin] = Math.max(out[origin] ?? 0, seq);
     return out;
   }
 
@@ -104,9 +122,10 @@ export class SyncCoverage {
       for (const [origin, n] of Object.entries(vector)) if (!this.#partial.has(origin)) this.#partial.set(origin, n);
       return;
     }
-    const covered = this.#covered.get(scopeKey(scope)) ?? new Map<string, number>();
-    for (const [origin, n] of Object.entries(vector)) covered.set(origin, Math.max(covered.get(origin) ?? 0, n));
-    this.#covered.set(scopeKey(scope), covered);
+    const key = `${type} ${scopeKey(scope)}`;
+    const noted = this.#scoped.get(key) ?? new Map<string, number>();
+    for (const [origin, n] of Object.entries(vector)) noted.set(origin, Math.max(noted.get(origin) ?? 0, n));
+    this.#scoped.set(key, noted);
   }
 }
 
@@ -115,9 +134,9 @@ export function partialNote(vector: Vector): AppendInput {
   return { stream: SYNC_STREAM, type: SyncEventTypes.Partial, payload: { vector } };
 }
 
-/** The note that the store holds every event lying in `scope` up to `vector`. */
-export function coveredNote(scope: Scope, vector: Vector): AppendInput {
-  return { stream: SYNC_STREAM, type: SyncEventTypes.Covered, payload: { scope, vector } };
+/** A note of `type` naming `scope`: that the store holds every event lying there up to `vector` (`sync.covered`), or what a batch brought (`sync.reached`). */
+export function scopedNote(type: ScopedNote, scope: Scope, vector: Vector): AppendInput {
+  return { stream: SYNC_STREAM, type, payload: { scope, vector } };
 }
 
 /** Refuses a batch event outside `scope`: a `ValidationError` naming it. */
