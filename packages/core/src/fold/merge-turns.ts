@@ -77,7 +77,7 @@ function sessionOfRemoval(view: FoldView, carried: Session, tombstones: readonly
 /**
  * The seq a received turn takes among the turns of `stored`: after the turns its writer held (it is later
  * than each), before those held here later than it, tombstones ranked by the clock of their append too.
- * Undefined when one of those is a tombstone written before tombstones kept that clock.
+ * Undefined when one of those is a tombstone that lacks that clock (one an earlier build folded).
  */
 function rank(view: FoldView, stored: Session, turn: Turn): number | undefined {
   // Delivery is causal: the turns its writer numbered below it are held here, and every one comes before it.
