@@ -3,7 +3,8 @@
  * replaced suffixes, purges of turns, field writes, compactions and a purge of the session race, and every store
  * ends with the same read model whichever store's events it receives first, its turns numbered densely by the
  * rank of their appends (HLC, writer, id), tombstones included, and a purged turn's text (or every title and
- * summary of a purged session) gone from every log.
+ * summary of a purged session) gone from every log; so too when one store's log was written by an older build, its
+ * tombstones without the clock of their turn's append.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import {
   createInMemoryProvider,
   encodeSnapshot,
   type EventSourcedProvider,
+  InMemoryLog,
   ManualClock,
   NotFoundError,
   replay,
@@ -90,6 +92,15 @@ async function runOps(p: EventSourcedProvider, clock: ManualClock, sessionId: st
   return written;
 }
 
+/** `p` as the store an older build wrote: the same replica and events, its tombstones without the clock of their turn's append. */
+async function olderBuild(p: EventSourcedProvider, clock: ManualClock): Promise<EventSourcedProvider> {
+  const log = new InMemoryLog({ identity: await p.log.identity(), clock });
+  for (const { seq: _, ...event } of await p.log.read({ stream: STATE_STREAM })) {
+    await log.append({ ...event, payload: JSON.parse(JSON.stringify(event.payload), (key, value) => (key === 'appendedHlc' ? undefined : value)) });
+  }
+  return replay(log, { clock });
+}
+
 /** The rank of an append: its clock, its writer, its id. */
 function byRank(a: Turn, b: Turn): number {
   return compareHlc(a.updatedHlc, b.updatedHlc) || cmp(a.lastWriterId, b.lastWriterId) || cmp(a.id, b.id);
@@ -105,17 +116,19 @@ function replicaText(snapshot: Snapshot): string {
 }
 
 describe('a transcript written on two stores apart', () => {
-  it('merges to one read model in either order of arrival, its turns numbered densely by rank, tombstones included', async () => {
+  it('merges to one read model in either order of arrival, its turns numbered densely by rank, tombstones included, a log of an older build too', async () => {
     await fc.assert(
-      fc.asyncProperty(arbOps, arbOps, fc.integer({ min: 1, max: 2 }), async (opsA, opsB, before) => {
+      fc.asyncProperty(arbOps, arbOps, fc.integer({ min: 1, max: 2 }), fc.boolean(), async (opsA, opsB, before, older) => {
         const [clockA, clockB] = [new ManualClock(Date.UTC(2026, 0, 1)), new ManualClock(Date.UTC(2026, 0, 1))];
-        const [a, b] = [createInMemoryProvider({ clock: clockA }), createInMemoryProvider({ clock: clockB })];
+        const b = createInMemoryProvider({ clock: clockB });
+        let a = createInMemoryProvider({ clock: clockA });
         const session = await a.sessions.create({ title: 'shared' });
         const base: Turn[] = [];
         for (let i = 0; i < before; i++) base.push(await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `base ${i} zzbase${i}zz` }));
         await sync(a, b);
         const onA = await runOps(a, clockA, session.id, opsA, 'a');
         const onB = await runOps(b, clockB, session.id, opsB, 'b');
+        if (older) a = await olderBuild(a, clockA);
         // Each order of arrival, on a store that wrote nothing, and on the two writers themselves.
         const [first, second] = [createInMemoryProvider(), createInMemoryProvider()];
         await sync(first, a);

@@ -2,19 +2,25 @@
  * Old events keep reading: `fixtures/v2` holds an export written by the
  * library at payload schema version 2 (each `session.turn_appended` carrying
  * the session's post-image, every turn whole) and the snapshot that library
- * folded it to. Today's code replays it to the same state, and a write after
- * it continues the same stream at the current version.
+ * folded it to. Today's code replays it to the same state (its tombstones
+ * given the clock of their turn's append), and a write after it continues
+ * the same stream at the current version.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { AppendInput } from '../src/index.js';
 import { decodeStateEvent, EventTypes, InMemoryLog, replay, STATE_SCHEMA_VERSION, STATE_STREAM } from '../src/index.js';
+import { givenAppendClocks } from '../../../tools/append-clocks.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/v2/', import.meta.url));
 const lines = readFileSync(`${FIXTURES}export.jsonl`, 'utf8').split('\n').filter(Boolean);
 const events = lines.map((line) => JSON.parse(line) as AppendInput & { seq: number; trailer?: unknown }).filter((e) => e.trailer === undefined);
-const expected = JSON.parse(readFileSync(`${FIXTURES}snapshot.json`, 'utf8'));
+/** What that library folded, but that today's fold gives each tombstone the clock of its turn's append. */
+const expected = givenAppendClocks(
+  JSON.parse(readFileSync(`${FIXTURES}snapshot.json`, 'utf8')) as { sessions: { id: string; deleted: boolean }[]; turns: { id: string; deleted: boolean }[] },
+  events.map((e) => e.payload),
+);
 
 async function v2Log(): Promise<InMemoryLog> {
   const log = new InMemoryLog();
@@ -42,7 +48,7 @@ describe('a log written at payload schema version 2', () => {
     const log = await v2Log();
     const p = await replay(log);
     expect(await p.snapshot()).toEqual(expected);
-    const session = expected.sessions.find((s: { deleted: boolean }) => !s.deleted);
+    const session = expected.sessions.find((s) => !s.deleted)!;
     await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'later' });
     const [last] = await log.read({ stream: STATE_STREAM, afterSeq: events.length });
     expect(last).toMatchObject({ type: EventTypes.TurnAppended, schemaVersion: STATE_SCHEMA_VERSION });

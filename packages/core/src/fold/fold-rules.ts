@@ -168,12 +168,12 @@ function purgeViolation(view: FoldView, purged: PurgedRecords): Violation {
   };
   return (
     check('session', purged.sessions, (id) => view.session(id), eraseSession) ??
-    // A purge written before tombstones kept the clock of a turn's append carries none.
+    // A purge written before tombstones kept the clock of a turn's append carries none, whatever the turn held was given.
     check(
       'turn',
       purged.turns,
       (id) => view.turn(id),
-      (before, turn) => eraseTurn(turn.appendedHlc === undefined ? before : keepingAppendClock(before)),
+      (before, turn) => eraseTurn(turn.appendedHlc === undefined ? withoutAppendClock(before) : keepingAppendClock(before)),
     ) ??
     // A purge names the content write it erased (its `contentClock`); one written before it did names none.
     check(
@@ -184,6 +184,12 @@ function purgeViolation(view: FoldView, purged: PurgedRecords): Violation {
     ) ??
     check('memory item', purged.memory, (id) => view.memoryItem(id), eraseMemoryItem)
   );
+}
+
+/** `turn` without the clock of its append. */
+function withoutAppendClock(turn: Turn): Turn {
+  const { appendedHlc: _, ...rest } = turn;
+  return rest;
 }
 
 /** The envelope fields of a record. */

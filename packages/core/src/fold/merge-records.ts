@@ -19,7 +19,7 @@ import { type FoldView, checkChange } from './fold-rules.js';
 import { isErasedItem } from './erased-view.js';
 import { purgedItem, purgesOf } from './merge-purge.js';
 import { mergeCompaction, mergePurgedSession, mergeSessionFields, sessionApart } from './merge-summary.js';
-import { mergeAppend, mergeRemoval, mergeSuffix, purgedTurn } from './merge-turns.js';
+import { mergeAppend, mergeRemoval, mergeSuffix, purgedTurn, withAppendClocks } from './merge-turns.js';
 
 /** Canonical order of two versions of one record (or two clocks of one field): by HLC, then by writer. */
 export function compareVersions(a: Pick<Envelope, 'updatedHlc' | 'lastWriterId'>, b: Pick<Envelope, 'updatedHlc' | 'lastWriterId'>): number {
@@ -37,18 +37,20 @@ function concurrent<R extends Envelope>(stored: R | undefined, version: Envelope
 /**
  * The change the fold applies for `change`, the event at `seq`: `change` itself when it chains on
  * the records held (checked against the fold's rules, a `CorruptionError` naming `seq` otherwise),
- * or, for a received change that does not, the change carrying the merged post-images.
+ * or, for a received change that does not, the change carrying the merged post-images; either with
+ * the clock of each removed turn's append given to a tombstone written before tombstones kept it.
  */
 export function foldableChange(view: FoldView, change: StateChange, seq: number): StateChange {
+  let folded = change;
   try {
     checkChange(view, change, seq);
-    return change;
   } catch (error) {
     // A concurrent version never passes the rules (its `syncVersion` does not follow): only then is a merge looked for.
     const merged = change.received && error instanceof CorruptionError ? mergedChange(view, change, (rest) => checkChange(view, rest, seq)) : undefined;
     if (merged === undefined) throw error;
-    return merged;
+    folded = merged;
   }
+  return withAppendClocks(view, folded);
 }
 
 /**

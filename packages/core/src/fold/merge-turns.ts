@@ -17,7 +17,7 @@ import { sessionApart } from './merge-summary.js';
  * `updatedHlc` and `lastWriterId` the greater of the two by (HLC, writer), `updatedAt` never back, its
  * other fields as held, deleted too: a delete apart keeps the turns) and the turn at its rank. Undefined when no
  * rule covers it: the session is missing, the turn's id is taken, or a tombstone that lacks the clock of its append
- * lies where its rank is looked for.
+ * (one folded by an earlier build, before {@link withAppendClocks} gave it) lies where its rank is looked for.
  */
 export function mergeAppend(view: FoldView, change: StateChangeOf<typeof EventTypes.TurnAppended>): StateChange | undefined {
   const { turn } = change.payload;
@@ -77,7 +77,7 @@ function sessionOfRemoval(view: FoldView, carried: Session, tombstones: readonly
 /**
  * The seq a received turn takes among the turns of `stored`: after the turns its writer held (it is later
  * than each), before those held here later than it, tombstones ranked by the clock of their append too.
- * Undefined when one of those is a tombstone written before tombstones kept that clock.
+ * Undefined when one of those is a tombstone that lacks that clock (one an earlier build folded).
  */
 function rank(view: FoldView, stored: Session, turn: Turn): number | undefined {
   // Delivery is causal: the turns its writer numbered below it are held here, and every one comes before it.
@@ -128,6 +128,41 @@ function tombstoneHere(held: Turn, tombstone: Turn): Turn {
   const appendedHlc = held.appendedHlc ?? tombstone.appendedHlc;
   const next = held.deleted && tombstone.syncVersion <= held.syncVersion ? versionOn(held, tombstone) : { ...tombstone, seq: held.seq };
   return appendedHlc === undefined ? next : { ...next, appendedHlc };
+}
+
+/**
+ * `change` with each tombstone it carries that lacks the clock of its turn's append (a removal's or purge's written
+ * before tombstones kept it) given that clock from the turn held, as a new tombstone carries it: the turn is held here
+ * (live, written once, so its own clock is its append's, or a tombstone given it when folded), so every store ranks it
+ * alike, the one that wrote it too. `change` itself when none lacks it.
+ */
+export function withAppendClocks(view: FoldView, change: StateChange): StateChange {
+  switch (change.type) {
+    case EventTypes.TurnsRemoved: {
+      const turns = givenAppendClocks(view, change.payload.turns);
+      return turns ? { ...change, payload: { ...change.payload, turns } } : change;
+    }
+    case EventTypes.SuffixReplaced: {
+      const removed = givenAppendClocks(view, change.payload.removed);
+      return removed ? { ...change, payload: { ...change.payload, removed } } : change;
+    }
+    case EventTypes.RecordsPurged: {
+      const turns = givenAppendClocks(view, change.payload.turns);
+      return turns ? { ...change, payload: { ...change.payload, turns } } : change;
+    }
+    default:
+      return change;
+  }
+}
+
+/** `tombstones` each with the clock of its turn's append, from the turn held where it lacks one; undefined when none lacks it. */
+function givenAppendClocks(view: FoldView, tombstones: readonly Turn[]): Turn[] | undefined {
+  if (tombstones.every((tombstone) => tombstone.appendedHlc !== undefined)) return undefined;
+  return tombstones.map((tombstone) => {
+    const held = tombstone.appendedHlc === undefined ? view.turn(tombstone.id) : undefined;
+    const appendedHlc = held && appendClock(held);
+    return appendedHlc === undefined ? tombstone : { ...tombstone, appendedHlc };
+  });
 }
 
 /** Whether a received new turn cannot be one: its id is taken, or it carries the clock of an append, as a tombstone does. */

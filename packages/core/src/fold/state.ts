@@ -19,7 +19,7 @@ import { SortedList } from './sorted-list.js';
 import { entryFor } from '../map-entry.js';
 import type { FoldView } from './fold-rules.js';
 import { foldableChange, mergedChange } from './merge-records.js';
-import { turnInsertion } from './merge-turns.js';
+import { turnInsertion, withAppendClocks } from './merge-turns.js';
 import { type OperationEntry, type OperationRef, operationEntry } from '../log/operation.js';
 import type { Checkpoint } from '../records/checkpoints.js';
 import type { CheckpointKey } from '../write/backend.js';
@@ -120,7 +120,7 @@ export class InMemoryState implements FoldView {
    * alone. The events were checked when they were appended.
    */
   applyParts(change: StateChange, seq: number, parts: ReadonlySet<SnapshotPart>): void {
-    this.#fold((change.received && mergedChange(this, change)) || change, parts);
+    this.#fold(withAppendClocks(this, (change.received && mergedChange(this, change)) || change), parts);
     const operation = change.payload.operation;
     if (operation && parts.has('operations')) this.#indexOperation(operation, seq);
     this.historyFrom = seq;

@@ -1,11 +1,14 @@
-/** Y55–Y58: transcripts changed on two stores apart, removals and replaced suffixes among them, merge (docs/contract.md §12, "Merge"). */
+/**
+ * Y55–Y58, Y88: transcripts changed on two stores apart, removals and replaced suffixes among them, merge, so too
+ * across a tombstone an older build wrote (docs/contract.md §12, "Merge").
+ */
 import type { EventSourcedProvider, Turn } from '@agentstate/core';
-import { NotFoundError, sync } from '@agentstate/core';
+import { createInMemoryProvider, InMemoryLog, ManualClock, NotFoundError, replay, STATE_STREAM, sync } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { checks, property, type ProviderCheck } from '../suite/harness.js';
 import { byClock, clockedPairs, expectConverged, pairs, sharedSession } from './sync.js';
-import { turnLines } from '../suite/fixtures.js';
+import { T0, turnLines } from '../suite/fixtures.js';
 
 /** What one store does to the shared transcript in Y58: removals of held turns first, then a replaced suffix and appends. */
 const arbSide = fc.record({
@@ -34,6 +37,15 @@ async function runSide(p: EventSourcedProvider, sessionId: string, side: Side, n
   }
   for (let i = 0; i < side.appends; i++) added.push(await p.sessions.appendTurn({ sessionId, role: 'user', content: `${name} appended ${i}` }));
   return added;
+}
+
+/** `p` as the store an older build wrote: the same replica and events, its tombstones without the clock of their turn's append. */
+async function olderBuild(p: EventSourcedProvider, clock: ManualClock): Promise<EventSourcedProvider> {
+  const log = new InMemoryLog({ identity: await p.log.identity(), clock });
+  for (const { seq: _, ...event } of await p.log.read({ stream: STATE_STREAM })) {
+    await log.append({ ...event, payload: JSON.parse(JSON.stringify(event.payload), (key, value) => (key === 'appendedHlc' ? undefined : value)) });
+  }
+  return replay(log, { clock });
 }
 
 export const syncTurnChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
@@ -133,4 +145,33 @@ export const syncTurnChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], 
         await expectConverged([a, b]);
       });
     },
+
+  "Y88 a turn appended apart across a tombstone an older build wrote, without the clock of its turn's append, is ranked across it by that append, later or earlier, on the older store, a store that took the tombstone first and one that took the turn first":
+    clockedPairs(async (a, b, [, onB]) => {
+      for (const later of ['older', 'apart'] as const) {
+        const onOlder = new ManualClock(T0);
+        const writer = createInMemoryProvider({ clock: onOlder });
+        const session = await writer.sessions.create({ title: 'shared' });
+        await writer.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'question' });
+        onOlder.advance(later === 'older' ? 2_000 : 1_000);
+        const draft = await writer.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'draft answer' });
+        await writer.sessions.removeLastTurn(session.id);
+        await writer.purge({ id: draft.id, reason: 'request of the owner' });
+        const older = await olderBuild(writer, onOlder);
+        // The second store holds the session and its first turn only, and appends apart from the draft.
+        await b.receive(await older.changes({}, { limit: 2 }));
+        onB.advance(later === 'older' ? 1_000 : 2_000);
+        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'follow-up' });
+        await sync(a, older);
+        await sync(a, b);
+        await sync(older, a);
+        const [follow, tombstone] = later === 'older' ? [2, 3] : [3, 2];
+        for (const p of [older, a, b]) {
+          expect(await turnLines(p, session.id), `the live turns, the ${later} append later`).toEqual(['1 question', `${follow} follow-up`]);
+          const held = (await p.snapshot()).turns.find((turn) => turn.id === draft.id);
+          expect(held, 'the tombstone, with the clock of its append').toMatchObject({ seq: tombstone, deleted: true, appendedHlc: draft.updatedHlc });
+        }
+        await expectConverged([older, a, b]);
+      }
+    }),
 });
