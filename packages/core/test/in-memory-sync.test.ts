@@ -71,6 +71,43 @@ describe('sync with an in-memory store', () => {
     expect(calls).toEqual(['b.vector', 'a.vector', 'a.changes', 'b.receive', 'b.changes']);
   });
 
+  it("asks the sender for the next batch before the receiver takes the current one, and throws the receive's failure, not the read's", async () => {
+    const a = createInMemoryProvider();
+    for (let i = 0; i < 7; i += 1) await a.memory.write({ content: `fact ${i}` });
+    const calls: string[] = [];
+    const logged = (peer: SyncPeer, fail = false): SyncPeer => ({
+      retention: peer.retention,
+      vector: (options) => peer.vector(options),
+      changes: async (vector, options) => {
+        calls.push(`changes after ${options?.after?.originSeq ?? 0}`);
+        if (fail && options?.after !== undefined) throw new Error('the read failed');
+        return peer.changes(vector, options);
+      },
+      receive: async (events, options) => {
+        calls.push(`receive ${events.length}`);
+        if (fail) throw new Error('the receive failed');
+        const result = await peer.receive(events, options);
+        calls.push('received');
+        return result;
+      },
+    });
+    const b = createInMemoryProvider();
+    expect(await sync(logged(b), logged(a), { batchSize: 3 })).toMatchObject({ toA: 7, batches: 3 });
+    expect(calls.slice(0, calls.indexOf('received', calls.indexOf('receive 1')) + 1)).toEqual([
+      'changes after 0',
+      'changes after 3',
+      'receive 3',
+      'received',
+      'changes after 6',
+      'receive 3',
+      'received',
+      'receive 1',
+      'received',
+    ]);
+    // The next batch's read fails as well, unseen: the receive's failure is the sync's.
+    await expect(sync(logged(createInMemoryProvider(), true), logged(a, true), { batchSize: 3 })).rejects.toThrow('the receive failed');
+  });
+
   it('answers every event a vector lacks, whichever places of its own and of each origin it names', async () => {
     const a = createInMemoryProvider();
     const b = createInMemoryProvider();

@@ -137,7 +137,7 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
   const { vector: atB, replicaId: idB } = started;
   const both = mergeVectors(atA, atB);
   // The first batch into `a` came with the start.
-  let first: SyncEvent[] | undefined = started.events;
+  let first: Promise<SyncEvent[]> | undefined = Promise.resolve(started.events);
   const direction = async (from: SyncPeer, to: SyncPeer, side: 'toA' | 'toB', lacking: Vector, covered: Vector, sender: string | undefined) => {
     let after: SyncPlace | undefined;
     // Whether the last batch carried `covered`.
@@ -148,10 +148,11 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
     const sent: Record<string, number> = { ...lacking };
     // Whether it sent a purge or a compaction, after which a receive may write a stale mark of its own (§12).
     let marking = false;
+    let next = first ?? from.changes(lacking, { ...scoped, limit: batchSize });
+    first = undefined;
     for (;;) {
       options.signal?.throwIfAborted();
-      const batch = first ?? (await from.changes(lacking, { ...scoped, limit: batchSize, ...(after ? { after } : {}) }));
-      first = undefined;
+      const batch = await next;
       const last = batch.at(-1);
       // Nothing new, or the sender answering the same page again: this direction is done.
       if (last === undefined || (last.origin === after?.origin && last.originSeq === after.originSeq)) break;
@@ -163,17 +164,23 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
       }
       // Fewer than asked for: the sender had nothing more, and asking again would cost two more calls.
       const final = batch.length < batchSize;
+      after = { origin: last.origin, originSeq: last.originSeq };
+      if (!final) {
+        if (options.batchSize === undefined) batchSize = sizedBatch(batch);
+        // Asked for while the receiver takes this batch: a sender over HTTP or another process, or a receiver
+        // waiting on its database, works meanwhile. Awaited (and any failure thrown) after the receive only.
+        next = from.changes(lacking, { ...scoped, limit: batchSize, after });
+        next.catch(() => undefined);
+      }
       // The last batch carries the sync's word itself: one receive fewer.
       const { received } = await to.receive(batch, { ...scoped, covered: final ? covered : own, from: starts });
       summary[side] += received;
       summary.batches += 1;
       options.onProgress?.({ ...summary });
-      after = { origin: last.origin, originSeq: last.originSeq };
       if (final) {
         done = true;
         break;
       }
-      if (options.batchSize === undefined) batchSize = sizedBatch(batch);
     }
     // Only after a batch: a sync that sent nothing leaves both stores as they were.
     if (after !== undefined && !done) await to.receive([], { ...scoped, covered });
