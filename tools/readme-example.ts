@@ -1,36 +1,58 @@
 /**
- * Runs a TypeScript example of a package README as a user would:
+ * Runs the TypeScript examples of a package README as a user would:
  * written next to the package's own files and executed with tsx, importing
  * the built package through its exports. Keeps READMEs from drifting.
  */
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { HANG_GUARD_MS } from './hang-guard.js';
+
+const RUNNER = fileURLToPath(new URL('./readme-runner.ts', import.meta.url));
 
 /** Every ```ts block of `readmePath`, in order. */
 export function tsExamples(readmePath: string): string[] {
   return [...readFileSync(readmePath, 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
+/** One run of a README example: its number (from 0), the variables it sees and its working directory (default the README's folder). */
+export interface ExampleRun {
+  index: number;
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
 /**
- * Runs the README's example number `index` (the first by default; in `cwd`,
- * default the README's folder) and returns what it printed.
+ * Runs README examples one after the other in one tsx process and returns what each printed, in order. One process
+ * for all: a Node start and the packages' modules (LangChain's alone take seconds) cost once, not once per example;
+ * each example is a module of its own, so nothing of one is in scope in the next, and the same example listed twice
+ * runs twice.
  */
-export function runReadmeExample(readmePath: string, env: NodeJS.ProcessEnv = {}, cwd: string = dirname(readmePath), index = 0): string {
-  const example = tsExamples(readmePath)[index];
-  if (example === undefined) throw new Error(`no \`\`\`ts example number ${index + 1} in ${readmePath}`);
-  const file = join(dirname(readmePath), `.readme-example-${process.pid}.mts`);
-  writeFileSync(file, example);
+export function runReadmeExamples(readmePath: string, runs: readonly ExampleRun[]): string[] {
+  const examples = tsExamples(readmePath);
+  const files = runs.map(({ index }, i) => {
+    const example = examples[index];
+    if (example === undefined) throw new Error(`no \`\`\`ts example number ${index + 1} in ${readmePath}`);
+    const file = join(dirname(readmePath), `.readme-example-${process.pid}-${i}.mts`);
+    writeFileSync(file, example);
+    return file;
+  });
+  const marker = `--- readme example ${randomUUID()} ---\n`;
+  const plan = runs.map((run, i) => ({ file: files[i]!, env: run.env ?? {}, cwd: run.cwd ?? dirname(readmePath) }));
   try {
-    // Resolved here, so the example may run in any working directory.
-    return execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), file], {
-      cwd,
-      env: { ...process.env, ...env },
+    const out = execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), RUNNER, JSON.stringify(plan), marker], {
       encoding: 'utf8',
       timeout: HANG_GUARD_MS,
     });
+    return out.split(marker).slice(1);
   } finally {
-    rmSync(file, { force: true });
+    for (const file of files) rmSync(file, { force: true });
   }
+}
+
+/** Runs the README's example number `index` (the first by default; in `cwd`, default the README's folder) and returns what it printed. */
+export function runReadmeExample(readmePath: string, env: Record<string, string> = {}, cwd?: string, index = 0): string {
+  return runReadmeExamples(readmePath, [{ index, env, ...(cwd === undefined ? {} : { cwd }) }])[0]!;
 }
