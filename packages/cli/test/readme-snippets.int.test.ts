@@ -20,9 +20,9 @@ const COVERAGE: Record<string, ReadonlyArray<string>> = {
   'README.md': [
     'packages/sqlite/test/root-readme.int.test.ts',
     'packages/sqlite/test/root-readme.int.test.ts',
-    'packages/sqlite/test/lifecycle-readme.int.test.ts',
-    'packages/sqlite/test/root-readme-lifecycle.int.test.ts',
-    'packages/sqlite/test/root-readme-lifecycle.int.test.ts',
+    'packages/sqlite/test/root-readme.int.test.ts',
+    'packages/sqlite/test/root-readme.int.test.ts',
+    'packages/sqlite/test/root-readme.int.test.ts',
     'packages/cli/test/readme-sync.int.test.ts',
   ],
   'packages/ai-sdk/README.md': [
