@@ -24,25 +24,31 @@ export interface ExampleRun {
   cwd?: string;
 }
 
+/** One run of an example's source: written into `dir` (so its imports resolve there) and run in `cwd`, default `dir`. */
+export interface SourceRun {
+  source: string;
+  dir: string;
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
 /**
- * Runs README examples one after the other in one tsx process and returns what each printed, in order. One process
- * for all: a Node start and the packages' modules (LangChain's alone take seconds) cost once, not once per example;
- * each example is a module of its own, so nothing of one is in scope in the next, and the same example listed twice
- * runs twice.
+ * Runs examples one after the other in one tsx process and returns what each printed, in order. One process for all:
+ * a Node start and the packages' modules (LangChain's alone take seconds) cost once, not once per example; each
+ * example is a module of its own, so nothing of one is in scope in the next, and the same source listed twice runs
+ * twice. `env` is the process's environment (default this process's).
  */
-export function runReadmeExamples(readmePath: string, runs: readonly ExampleRun[]): string[] {
-  const examples = tsExamples(readmePath);
-  const files = runs.map(({ index }, i) => {
-    const example = examples[index];
-    if (example === undefined) throw new Error(`no \`\`\`ts example number ${index + 1} in ${readmePath}`);
-    const file = join(dirname(readmePath), `.readme-example-${process.pid}-${i}.mts`);
-    writeFileSync(file, example);
+export function runExamples(runs: readonly SourceRun[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const files = runs.map(({ source, dir }, i) => {
+    const file = join(dir, `.readme-example-${process.pid}-${i}.mts`);
+    writeFileSync(file, source);
     return file;
   });
   const marker = `--- readme example ${randomUUID()} ---\n`;
-  const plan = runs.map((run, i) => ({ file: files[i]!, env: run.env ?? {}, cwd: run.cwd ?? dirname(readmePath) }));
+  const plan = runs.map((run, i) => ({ file: files[i]!, env: run.env ?? {}, cwd: run.cwd ?? run.dir }));
   try {
     const out = execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), RUNNER, JSON.stringify(plan), marker], {
+      env,
       encoding: 'utf8',
       timeout: HANG_GUARD_MS,
     });
@@ -50,6 +56,18 @@ export function runReadmeExamples(readmePath: string, runs: readonly ExampleRun[
   } finally {
     for (const file of files) rmSync(file, { force: true });
   }
+}
+
+/** Runs examples of `readmePath` in one process ({@link runExamples}), each written next to the README. */
+export function runReadmeExamples(readmePath: string, runs: readonly ExampleRun[]): string[] {
+  const examples = tsExamples(readmePath);
+  return runExamples(
+    runs.map(({ index, env, cwd }) => {
+      const source = examples[index];
+      if (source === undefined) throw new Error(`no \`\`\`ts example number ${index + 1} in ${readmePath}`);
+      return { source, dir: dirname(readmePath), ...(env === undefined ? {} : { env }), ...(cwd === undefined ? {} : { cwd }) };
+    }),
+  );
 }
 
 /** Runs the README's example number `index` (the first by default; in `cwd`, default the README's folder) and returns what it printed. */
