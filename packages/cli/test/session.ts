@@ -50,7 +50,7 @@ export async function runSession(commands: readonly string[], dir: string, env: 
     let stderr = '';
     bash.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     bash.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const [code] = (await new Promise((resolve) => bash.on('close', (...end) => resolve(end)))) as [number | null];
+    const code = await new Promise<number | null>((resolve) => bash.on('close', (exit) => resolve(exit)));
     if (code !== 0) throw new Error(`the session failed (exit ${code}): ${stderr}\n${stdout}`);
     return stdout;
   } finally {
