@@ -1,13 +1,16 @@
 /**
  * Runs the TypeScript examples of a package README as a user would:
  * written next to the package's own files and executed with tsx, importing
- * the built package through its exports. Keeps READMEs from drifting.
+ * the built package through its exports; or, for an example of plain library
+ * code that needs no process, environment or working directory of its own,
+ * imported into the test's process. Keeps READMEs from drifting.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { format } from 'node:util';
 import { HANG_GUARD_MS } from './hang-guard.js';
 
 const RUNNER = fileURLToPath(new URL('./readme-runner.ts', import.meta.url));
@@ -73,4 +76,28 @@ export function runReadmeExamples(readmePath: string, runs: readonly ExampleRun[
 /** Runs the README's example number `index` (the first by default; in `cwd`, default the README's folder) and returns what it printed. */
 export function runReadmeExample(readmePath: string, env: Record<string, string> = {}, cwd?: string, index = 0): string {
   return runReadmeExamples(readmePath, [{ index, env, ...(cwd === undefined ? {} : { cwd }) }])[0]!;
+}
+
+/**
+ * Imports the README's example number `index` into this process, written next to the README so it imports the built
+ * packages as a user's file would, and returns what it printed with `console.log`. For an example of library code
+ * alone: no Node start, and the packages are the ones this process already loaded.
+ */
+export async function importReadmeExample(readmePath: string, index = 0): Promise<string> {
+  const example = tsExamples(readmePath)[index];
+  if (example === undefined) throw new Error(`no \`\`\`ts example number ${index + 1} in ${readmePath}`);
+  const file = join(dirname(readmePath), `.readme-example-${process.pid}-${randomUUID()}.mts`);
+  writeFileSync(file, example);
+  const log = console.log;
+  let printed = '';
+  console.log = (...args: unknown[]) => {
+    printed += `${format(...args)}\n`;
+  };
+  try {
+    await import(pathToFileURL(file).href);
+    return printed;
+  } finally {
+    console.log = log;
+    rmSync(file, { force: true });
+  }
 }

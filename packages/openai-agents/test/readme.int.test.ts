@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runReadmeExamples } from '../../../tools/readme-example.js';
+import { importReadmeExample } from '../../../tools/readme-example.js';
 
-/** What each example printed: the three run in one process, so the SDK's modules load once. */
-let printed: string[];
+/** What each example printed: library code alone, they run in this process, where the SDK's modules are loaded once. */
+const printed: string[] = [];
 
-beforeAll(() => {
-  printed = runReadmeExamples(fileURLToPath(new URL('../README.md', import.meta.url)), [{ index: 0 }, { index: 1 }, { index: 2 }]).map((out) => out.trim());
+beforeAll(async () => {
+  for (const index of [0, 1, 2]) printed.push((await importReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)), index)).trim());
 });
 
 describe('the README examples', () => {
