@@ -78,16 +78,8 @@ export function runReadmeExample(readmePath: string, env: Record<string, string>
   return runReadmeExamples(readmePath, [{ index, env, ...(cwd === undefined ? {} : { cwd }) }])[0]!;
 }
 
-/**
- * Imports the README's example number `index` into this process, written next to the README so it imports the built
- * packages as a user's file would, and returns what it printed with `console.log`. For an example of library code
- * alone: no Node start, and the packages are the ones this process already loaded.
- */
-export async function importReadmeExample(readmePath: string, index = 0): Promise<string> {
-  const example = tsExamples(readmePath)[index];
-  if (example === undefined) throw new Error(`no \`\`\`ts example number ${index + 1} in ${readmePath}`);
-  const file = join(dirname(readmePath), `.readme-example-${process.pid}-${randomUUID()}.mts`);
-  writeFileSync(file, example);
+/** Imports the module `file` into this process and returns what it printed with `console.log` while it loaded. */
+export async function printedOnImport(file: string): Promise<string> {
   const log = console.log;
   let printed = '';
   console.log = (...args: unknown[]) => {
@@ -98,6 +90,22 @@ export async function importReadmeExample(readmePath: string, index = 0): Promis
     return printed;
   } finally {
     console.log = log;
+  }
+}
+
+/**
+ * Imports the README's example number `index` into this process, written next to the README so it imports the built
+ * packages as a user's file would, and returns what it printed with `console.log`. For an example of library code
+ * alone: no Node start, and the packages are the ones this process already loaded.
+ */
+export async function importReadmeExample(readmePath: string, index = 0): Promise<string> {
+  const example = tsExamples(readmePath)[index];
+  if (example === undefined) throw new Error(`no \`\`\`ts example number ${index + 1} in ${readmePath}`);
+  const file = join(dirname(readmePath), `.readme-example-${process.pid}-${randomUUID()}.mts`);
+  writeFileSync(file, example);
+  try {
+    return await printedOnImport(file);
+  } finally {
     rmSync(file, { force: true });
   }
 }
