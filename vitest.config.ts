@@ -49,8 +49,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Shared processes too: none of these sets a variable, the working directory or a global of the process, and
-        // a process started and the built packages loaded again for each cost about a second of CPU a file.
+        // Shared processes too: none of these leaves a variable, the working directory or a global of the process
+        // changed (a README example imported here has console.log for the time it runs, then gives it back), and a
+        // process started and the built packages loaded again for each cost about a second of CPU a file.
         test: { name: 'int', include: ['packages/*/test/**/*.int.test.ts'], exclude: postgres, isolate: false },
       },
       {

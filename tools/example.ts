@@ -1,19 +1,14 @@
 /**
- * Runs an example of the repository's examples/ folder as its README says
+ * Runs an example of the repository's examples/ folder, as its README says
  * (`npx tsx examples/<name>/agent.ts` from the root, after the build), so
- * the examples cannot drift from the packages they import.
+ * the examples cannot drift from the packages they import. An example is
+ * library code alone: it is imported into the test's process (whose working
+ * directory is the root), where the built packages are already loaded.
  */
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { HANG_GUARD_MS } from './hang-guard.js';
+import { printedOnImport } from './readme-example.js';
 
-const checkout = fileURLToPath(new URL('..', import.meta.url));
-
-/** Runs examples/`name`/agent.ts from the repository root and returns what it printed. */
-export function runExample(name: string): string {
-  return execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), `examples/${name}/agent.ts`], {
-    cwd: checkout,
-    encoding: 'utf8',
-    timeout: HANG_GUARD_MS,
-  });
+/** Runs examples/`name`/agent.ts and returns what it printed. */
+export function runExample(name: string): Promise<string> {
+  return printedOnImport(fileURLToPath(new URL(`../examples/${name}/agent.ts`, import.meta.url)));
 }

@@ -10,21 +10,21 @@ import { BaseSequencer } from 'vitest/node';
 
 /** The slowest files of a clean-clone run, slowest first (paths below `packages/`). */
 const SLOW_FIRST = [
-  'sqlite/test/conformance.int.test.ts',
   'cli/test/packaging.int.test.ts',
+  'sqlite/test/faults.int.test.ts',
+  'sqlite/test/conformance.int.test.ts',
+  'postgres/test/conformance-2.int.test.ts',
   'ui/test/inspector.int.test.ts',
   'sqlite/test/durability.int.test.ts',
-  'postgres/test/conformance-3.int.test.ts',
-  'sqlite/test/faults.int.test.ts',
-  'postgres/test/conformance-2.int.test.ts',
+  'postgres/test/pgvector.int.test.ts',
   'postgres/test/fleet.int.test.ts',
+  'postgres/test/conformance-3.int.test.ts',
   'postgres/test/conformance.int.test.ts',
   'cli/test/import-race.int.test.ts',
-  'cli/test/roundtrip.int.test.ts',
-  'testing/test/readme.int.test.ts',
-  'cli/test/readme.int.test.ts',
+  'langgraph/test/restart.int.test.ts',
   'cli/test/postgres.int.test.ts',
   'cli/test/sync-faults.int.test.ts',
+  'cli/test/roundtrip.int.test.ts',
 ];
 
 /**

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { runExample } from '../../../tools/example.js';
 
 describe('examples/ai-sdk', () => {
-  it('remembers in one turn and recalls in the next, the model called with the working memory, the summary, then the newest turns', () => {
-    expect(runExample('ai-sdk').trim().split('\n')).toEqual([
+  it('remembers in one turn and recalls in the next, the model called with the working memory, the summary, then the newest turns', async () => {
+    expect((await runExample('ai-sdk')).trim().split('\n')).toEqual([
       'tool remember: "Ana drinks green tea, never coffee"',
       'assistant: Noted: green tea, never coffee.',
       'tool recall: ["Ana drinks green tea, never coffee"]',

@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appLockfile } from '../../../tools/app-lockfile.js';
 import { mcpConfigs, startConfigured } from '../../../tools/mcp-config.js';
-import { tsExamples } from '../../../tools/readme-example.js';
+import { runExamples, tsExamples } from '../../../tools/readme-example.js';
 import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const checkout = fileURLToPath(new URL('../../..', import.meta.url));
@@ -175,14 +175,13 @@ describe('in a new project that installed the tarballs', () => {
   });
 
   it("runs the root README's code examples", () => {
-    const [first, second] = tsExamples(join(checkout, 'README.md'));
-    expect(runExample(first!)).toContain("[ 'The user prefers dark mode' ]");
-    expect(runExample(second!)).toContain('The customer is on the pro tier 2');
+    const [first, second] = readmeExamples();
+    expect(first).toContain("[ 'The user prefers dark mode' ]");
+    expect(second).toContain('The customer is on the pro tier 2');
   });
 
   it("runs the MCP README's example, a client starting the installed server", () => {
-    const out = runExample(tsExamples(join(checkout, 'packages/mcp/README.md'))[0]!);
-    expect(out).toContain("[ 'The user prefers dark themes (1)' ]");
+    expect(readmeExamples()[2]).toContain("[ 'The user prefers dark themes (1)' ]");
   });
 
   it("starts the server as every installed-package entry of the MCP README configures it, with the SDK's client", async () => {
@@ -202,10 +201,18 @@ describe('in a new project that installed the tarballs', () => {
   });
 });
 
-/** Runs a README example as a file of the installed project, so its imports resolve there. */
-function runExample(source: string): string {
-  const file = join(app, 'example.mts');
-  writeFileSync(file, source);
-  // tsx comes from the checkout (a user has their own); only the loader is borrowed, not the packages.
-  return run(process.execPath, ['--import', import.meta.resolve('tsx'), file]);
+let printed: string[] | undefined;
+
+/**
+ * What the root README's first two examples and the MCP README's first printed, run as files of the installed project
+ * (so their imports resolve there), all in one process. tsx comes from the checkout (a user has their own); only the
+ * loader is borrowed, not the packages.
+ */
+function readmeExamples(): string[] {
+  const sources = [...tsExamples(join(checkout, 'README.md')).slice(0, 2), tsExamples(join(checkout, 'packages/mcp/README.md'))[0]!];
+  printed ??= runExamples(
+    sources.map((source) => ({ source, dir: app })),
+    userEnv(),
+  );
+  return printed;
 }

@@ -3,13 +3,13 @@
  * written against a schema of the test server: its shell session through the built command
  * (each line it shows as printed is printed), and its code example.
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReadmeExample, tsExamples } from '../../../tools/readme-example.js';
 import { dropSchema, testServer } from '../../postgres/test/cluster.js';
-import { BIN, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { runSession } from './session.js';
 
 const README = fileURLToPath(new URL('../../../README.md', import.meta.url));
 /** The server URL the README's session shows. */
@@ -36,18 +36,15 @@ function session(): string {
 }
 
 describe("the repository README's sync walkthrough", () => {
-  it('runs its shell session against a schema, printing what it shows', () => {
+  it('runs its shell session against a schema, printing what it shows', async () => {
     const lines = session().split('\n');
     const commands = lines.filter((line) => line.startsWith('$ ')).map((line) => line.slice(2));
     const shown = lines.filter((line) => line !== '' && !line.startsWith('$ '));
     expect(shown).toHaveLength(2);
-    const shim = tmp.path('agentstate');
-    writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-    chmodSync(shim, 0o755);
     const url = `${server}?schema=walkthrough`;
-    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${tmp.dir}:${process.env.PATH ?? ''}`, NO_COLOR: '1', SERVER: url };
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', SERVER: url };
     delete env.AGENTSTATE_DB;
-    const out = execFileSync('bash', ['-euo', 'pipefail', '-c', commands.join('\n')], { cwd: tmp.dir, env, encoding: 'utf8' });
+    const out = await runSession(commands, tmp.dir, env);
     // Seconds differ from run to run; the server is the test's.
     const seconds = (text: string) => text.replace(/\(\d+\.\d\d s\)/g, '(… s)');
     const printed = seconds(out.split(url).join(SHOWN)).split('\n');

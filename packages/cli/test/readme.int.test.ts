@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, tempDir } from './helpers.js';
+import { runSession } from './session.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -17,15 +18,12 @@ function firstShellSession(): string[] {
 }
 
 describe('the README', () => {
-  it('runs its shell session as written, every command succeeding', () => {
+  it('runs its shell session as written, every command succeeding', async () => {
     const commands = firstShellSession();
     expect(commands.length).toBeGreaterThan(5);
-    const shim = tmp.path('agentstate');
-    writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-    chmodSync(shim, 0o755);
-    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${tmp.dir}:${process.env.PATH ?? ''}`, NO_COLOR: '1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
     delete env.AGENTSTATE_DB;
-    const out = execFileSync('bash', ['-euo', 'pipefail', '-c', commands.join('\n')], { cwd: tmp.dir, env, encoding: 'utf8' });
+    const out = await runSession(commands, tmp.dir, env);
     expect(out).toContain('The user deploys from the main branch only');
     expect(out).toMatch(/\(2 hits, lexical recall\)/);
     expect(out).toMatch(/^SCORE +KIND +CREATED +CONTENT +ID\n\d\.\d{3} +preference +\S+ \S+ +The user prefers dark mode in every editor /m);

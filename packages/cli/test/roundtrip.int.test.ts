@@ -10,10 +10,11 @@ const tmp = tempDir();
 afterAll(tmp.cleanup);
 
 /**
- * More than four batches of 5,000 events (export, import and fold each work in such batches), the last one partial.
- * The benchmark runs the same test at 100,000 events (`npm run roundtrip -w @agentstate/bench`).
+ * Three batches of 5,000 events (export, import and fold each work in such batches): a first, a middle and a last,
+ * partial one, each kind of batch there is; more batches repeat the middle one. The benchmark runs the same test at
+ * 100,000 events (`npm run roundtrip -w @agentstate/bench`).
  */
-const EVENTS = Number(process.env.AGENTSTATE_ROUNDTRIP_EVENTS ?? 21_000);
+const EVENTS = Number(process.env.AGENTSTATE_ROUNDTRIP_EVENTS ?? 11_000);
 
 async function snapshotText(path: string): Promise<string> {
   const db = await openSqlite(path);

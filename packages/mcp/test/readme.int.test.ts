@@ -4,17 +4,26 @@ import { fileURLToPath } from 'node:url';
 import { openSqlite } from '@agentstate/sqlite';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, describe, expect, it } from 'vitest';
-import { runReadmeExample, tsExamples } from '../../../tools/readme-example.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runReadmeExamples, tsExamples } from '../../../tools/readme-example.js';
 import { childEnv, tempDir } from './helpers.js';
 
 const readme = fileURLToPath(new URL('../README.md', import.meta.url));
 const tmp = tempDir();
 afterAll(tmp.cleanup);
 
+/** What the first example and the HTTP sync example printed: both run in one process, so the packages load once. */
+let printed: string[];
+
+beforeAll(() => {
+  const http = tsExamples(readme).findIndex((e) => e.includes('httpPeer('));
+  expect(http).toBeGreaterThan(0);
+  printed = runReadmeExamples(readme, [{ index: 0 }, { index: http, env: { AGENTSTATE_MCP_TOKEN: 'a-token-of-32-characters-or-more' }, cwd: tmp.dir }]);
+});
+
 describe('the README example', () => {
   it('runs as written against the built server', () => {
-    const out = runReadmeExample(readme);
+    const out = printed[0];
     expect(out).toContain("[ 'The user prefers dark themes (1)' ]");
     expect(out).toMatch(/uses: 1,\s+wins: 1/);
     expect(out).toContain('# Release');
@@ -24,9 +33,7 @@ describe('the README example', () => {
   });
 
   it("syncs a laptop file with a server over HTTP as written, only the server's subtree, and run again sends nothing", () => {
-    const index = tsExamples(readme).findIndex((e) => e.includes('httpPeer('));
-    const out = runReadmeExample(readme, { AGENTSTATE_MCP_TOKEN: 'a-token-of-32-characters-or-more' }, tmp.dir, index);
-    expect(out).toContain('{ toA: 0, toB: 1, batches: 1 }\n{ toA: 0, toB: 0, batches: 0 }\n403');
+    expect(printed[1]).toContain('{ toA: 0, toB: 1, batches: 1 }\n{ toA: 0, toB: 0, batches: 0 }\n403');
   });
 
   it('embeds the server as written: a client of the program it makes writes to ./state.db', async () => {

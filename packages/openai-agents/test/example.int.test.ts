@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { runExample } from '../../../tools/example.js';
 
 describe('examples/openai-agents', () => {
-  it('carries one conversation across two runs on the SQLite file, the second model call given the summary, then the newer items', () => {
-    expect(runExample('openai-agents').trim().split('\n')).toEqual([
+  it('carries one conversation across two runs on the SQLite file, the second model call given the summary, then the newer items', async () => {
+    expect((await runExample('openai-agents')).trim().split('\n')).toEqual([
       'user: Why did the staging deploy fail?',
       'assistant: Deploy 812 on staging ran out of memory; roll back or raise the limit.',
       'user: What did I ask you?',

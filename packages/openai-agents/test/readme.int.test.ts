@@ -1,11 +1,17 @@
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { runReadmeExample } from '../../../tools/readme-example.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { importReadmeExample } from '../../../tools/readme-example.js';
+
+/** What each example printed: library code alone, they run in this process, where the SDK's modules are loaded once. */
+const printed: string[] = [];
+
+beforeAll(async () => {
+  for (const index of [0, 1, 2]) printed.push((await importReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)), index)).trim());
+});
 
 describe('the README examples', () => {
   it('runs as written against the built package', () => {
-    const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)));
-    const [count, ...hits] = out.trim().split('\n');
+    const [count, ...hits] = printed[0]!.split('\n');
     expect(count).toBe('4');
     expect(hits.join('')).toContain("'Deploy is failing on staging'");
     expect(hits.join('')).toContain("'Try rolling back the staging deploy.'");
@@ -13,13 +19,11 @@ describe('the README examples', () => {
   });
 
   it('the note on closing runs as written: initial items once, then the provider closed by its opener', () => {
-    const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)), {}, undefined, 1);
-    expect(out.trim()).toBe('2');
+    expect(printed[1]).toBe('2');
   });
 
   it('the compaction example gives the model the summary, then the newer items, and keeps the transcript whole', () => {
-    const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)), {}, undefined, 2);
-    const [input, turns] = out.trim().split('\n');
+    const [input, turns] = printed[2]!.split('\n');
     expect(JSON.parse(input!)).toEqual([
       { role: 'system', content: 'Summary of the earlier conversation:\nThe staging deploy failed with a migration error.' },
       {

@@ -1,22 +1,32 @@
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { runReadmeExample } from '../../../tools/readme-example.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runReadmeExamples } from '../../../tools/readme-example.js';
 import { dropSchema, testServer } from './cluster.js';
 
+/** The lines each example printed: both run in one process, so the packages load once. */
+let printed: string[][];
+
+beforeAll(async () => {
+  const { url } = await testServer();
+  const schemas = ['support', 'live'];
+  for (const schema of schemas) await dropSchema(url, schema);
+  try {
+    const outs = runReadmeExamples(
+      fileURLToPath(new URL('../README.md', import.meta.url)),
+      [0, 1].map((index) => ({ index, env: { DATABASE_URL: url } })),
+    );
+    printed = outs.map((out) => out.split('\n').filter(Boolean));
+  } finally {
+    for (const schema of schemas) await dropSchema(url, schema);
+  }
+});
+
 describe('the README example', () => {
-  it('runs as written against the built package', async () => {
-    const { url } = await testServer();
-    await dropSchema(url, 'support');
-    const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)), { DATABASE_URL: url });
-    expect(out.split('\n').filter(Boolean)).toEqual(["[ 'The user prefers Café-style dark themes' ]", "[ 'rollback' ]", '2 5']);
-    await dropSchema(url, 'support');
+  it('runs as written against the built package', () => {
+    expect(printed[0]).toEqual(["[ 'The user prefers Café-style dark themes' ]", "[ 'rollback' ]", '2 5']);
   });
 
-  it('follows the log live as its second example shows', async () => {
-    const { url } = await testServer();
-    await dropSchema(url, 'live');
-    const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)), { DATABASE_URL: url }, undefined, 1);
-    expect(out.split('\n').filter(Boolean)).toEqual(['1 memory.written']);
-    await dropSchema(url, 'live');
+  it('follows the log live as its second example shows', () => {
+    expect(printed[1]).toEqual(['1 memory.written']);
   });
 });

@@ -23,9 +23,12 @@ interface Acks {
   count: number;
 }
 
-/** Starts a writer; resolves its acknowledgements when it exits (or is killed). */
+/**
+ * Starts a writer, which loads its modules and waits for `go()` before it opens the file (fixtures/go.mjs); resolves
+ * its acknowledgements when it exits (or is killed).
+ */
 function startWriter(file: string, name: string, count: number, onAck?: (n: number) => void, script = WRITER) {
-  const child = spawn(process.execPath, [script, file, name, String(count)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script, file, name, String(count)], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, WAIT_FOR_GO: '1' } });
   const acks: Acks = { byKind: new Map(), count: 0 };
   let buffer = '';
   let stderr = '';
@@ -50,7 +53,7 @@ function startWriter(file: string, name: string, count: number, onAck?: (n: numb
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal, stderr })),
   );
-  return { child, acks, exited };
+  return { child, acks, exited, go: () => child.stdin.end('go\n') };
 }
 
 /** Checks the file: acknowledged writes present, dense seqs, tables = replay = rebuild. */
@@ -97,11 +100,19 @@ describe('crash safety', () => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
       return seed / 2 ** 32;
     };
-    for (let cycle = 0; cycle < 24; cycle += 1) {
+    const crashWriter = (cycle: number) => {
       const delay = Math.floor(random() * 120);
       const writer = startWriter(file, `c${cycle}`, 0, (n) => {
         if (n === 1) setTimeout(() => writer.child.kill('SIGKILL'), delay);
       });
+      return writer;
+    };
+    let next = crashWriter(0);
+    for (let cycle = 0; cycle < 24; cycle += 1) {
+      const writer = next;
+      writer.go();
+      // The next writer starts now, its start-up overlapping this cycle; it opens the file once let go, after the check.
+      if (cycle + 1 < 24) next = crashWriter(cycle + 1);
       const exit = await writer.exited;
       expect(exit.signal, exit.stderr).toBe('SIGKILL');
       kills += 1;
@@ -117,7 +128,7 @@ describe('crash safety under group commit', () => {
   it('keeps every acknowledged write of 16-call bursts sharing COMMITs across 8 SIGKILLs', async () => {
     const file = tmp.file('burst.db');
     const all: Acks[] = [];
-    for (let cycle = 0; cycle < 8; cycle += 1) {
+    const burstWriter = (cycle: number) => {
       // Killed once some bursts are acknowledged, while later ones are in flight.
       const target = 20 + cycle * 7;
       const writer = startWriter(
@@ -129,6 +140,13 @@ describe('crash safety under group commit', () => {
         },
         BURST_WRITER,
       );
+      return writer;
+    };
+    let next = burstWriter(0);
+    for (let cycle = 0; cycle < 8; cycle += 1) {
+      const writer = next;
+      writer.go();
+      if (cycle + 1 < 8) next = burstWriter(cycle + 1);
       const exit = await writer.exited;
       expect(exit.signal, exit.stderr).toBe('SIGKILL');
       all.push(writer.acks);
@@ -146,6 +164,7 @@ describe('concurrent processes', () => {
     const file = tmp.file('concurrent.db');
     await (await openSqlite(file)).close();
     const writers = ['a', 'b', 'c', 'd'].map((name) => startWriter(file, name, WRITES));
+    for (const writer of writers) writer.go();
     const exits = await Promise.all(writers.map((w) => w.exited));
     for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
     const acks = writers.map((w) => w.acks);

@@ -44,17 +44,12 @@ interface Truth {
 
 let truth: Truth;
 
-async function observe(path: string): Promise<Truth> {
-  const p = await openSqlite(path);
-  try {
-    return {
-      snapshot: encodeSnapshot(await p.snapshot()),
-      log: JSON.stringify(await p.log.read({ stream: 'state' })),
-      recall: JSON.stringify(await p.memory.recall({ query: 'staging region', mode: 'lexical', limit: 50 })),
-    };
-  } finally {
-    await p.close();
-  }
+async function observe(p: SqliteProvider): Promise<Truth> {
+  return {
+    snapshot: encodeSnapshot(await p.snapshot()),
+    log: JSON.stringify(await p.log.read({ stream: 'state' })),
+    recall: JSON.stringify(await p.memory.recall({ query: 'staging region', mode: 'lexical', limit: 50 })),
+  };
 }
 
 /** An error a read may throw on a damaged file: typed, never a raw driver error. */
@@ -69,7 +64,7 @@ function expectTyped(error: unknown, context: string): void {
  * what was written or throws a typed error. Returns whether verify said ok.
  */
 async function checkDamaged(path: string, context: string): Promise<'unopenable' | 'ok' | 'damaged'> {
-  let p: SqliteProvider | undefined;
+  let p: SqliteProvider;
   try {
     p = await openSqlite(path);
   } catch (error) {
@@ -79,14 +74,12 @@ async function checkDamaged(path: string, context: string): Promise<'unopenable'
   try {
     const report = await p.verify();
     if (report.ok) {
-      await p.close();
-      p = undefined;
-      expect(await observe(path), `${context}: verify said ok`).toEqual(truth);
+      expect(await observe(p), `${context}: verify said ok`).toEqual(truth);
       return 'ok';
     }
     expect(report.problems.length, context).toBeGreaterThan(0);
     expect(report.repair, context).not.toBeNull();
-    for (const read of [() => p!.snapshot(), () => p!.log.read({ stream: 'state' }), () => p!.memory.recall({ query: 'staging', mode: 'lexical' })]) {
+    for (const read of [() => p.snapshot(), () => p.log.read({ stream: 'state' }), () => p.memory.recall({ query: 'staging', mode: 'lexical' })]) {
       try {
         await read();
       } catch (error) {
@@ -98,7 +91,7 @@ async function checkDamaged(path: string, context: string): Promise<'unopenable'
     expectTyped(error, `${context}, verifying`);
     return 'damaged';
   } finally {
-    await p?.close();
+    await p.close();
   }
 }
 
@@ -117,7 +110,9 @@ beforeAll(async () => {
   await p.close();
   checkpoint(original);
   rmSync(`${original}-shm`, { force: true });
-  truth = await observe(original);
+  const reader = await openSqlite(original);
+  truth = await observe(reader);
+  await reader.close();
   checkpoint(original);
 });
 afterAll(() => tmp.cleanup());
