@@ -101,7 +101,7 @@ export class PostgresBackend implements StateBackend {
           },
           append: async (inputs) => {
             if (!open) throw new ClosedError('this write transaction has ended');
-            for (const input of inputs) await this.log.appendChecked(sql, input);
+            await this.log.appendChecked(sql, inputs);
             this.#appended = true;
           },
           savepoint: async (inner) => {
