@@ -90,8 +90,10 @@ export async function deleteCheckpointThreadRows(db: Database, sql: Sql, threadI
 /** Every checkpoint and write, for a snapshot. */
 export async function allCheckpointRows(db: Database, sql: Sql): Promise<{ checkpoints: Checkpoint[]; checkpointWrites: CheckpointWrite[] }> {
   return {
-    checkpoints: (await sql.rows<CheckpointRow>(`SELECT * FROM ${db.t('checkpoints')}`)).map(checkpointFromRow),
-    checkpointWrites: (await sql.rows<rowCodec.CheckpointWriteRow>(`SELECT * FROM ${db.t('checkpoint_writes')}`)).map(rowCodec.checkpointWriteFromRow),
+    checkpoints: (await sql.rows<CheckpointRow>(`SELECT ${CHECKPOINT_COLUMNS} FROM ${db.t('checkpoints')}`)).map(checkpointFromRow),
+    checkpointWrites: (await sql.rows<rowCodec.CheckpointWriteRow>(`SELECT ${rowCodec.CHECKPOINT_WRITE_COLUMNS} FROM ${db.t('checkpoint_writes')}`)).map(
+      rowCodec.checkpointWriteFromRow,
+    ),
   };
 }
 
@@ -114,18 +116,21 @@ export function checkpointQueries(db: Database, sql: Sql, locking = false): Tabl
   return {
     at: async (key) => {
       await lockThread(key.threadId);
-      return one(`SELECT * FROM ${db.t('checkpoints')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3`, [
+      return one(`SELECT ${CHECKPOINT_COLUMNS} FROM ${db.t('checkpoints')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3`, [
         key.threadId,
         key.namespace,
         key.checkpointId,
       ]);
     },
     latest: (threadId, namespace) =>
-      one(`SELECT * FROM ${db.t('checkpoints')} WHERE thread_id = $1 AND namespace = $2 ORDER BY checkpoint_id DESC LIMIT 1`, [threadId, namespace]),
+      one(`SELECT ${CHECKPOINT_COLUMNS} FROM ${db.t('checkpoints')} WHERE thread_id = $1 AND namespace = $2 ORDER BY checkpoint_id DESC LIMIT 1`, [
+        threadId,
+        namespace,
+      ]),
     writes: async (key) => {
       await lockThread(key.threadId);
       const rows = await sql.rows<rowCodec.CheckpointWriteRow>(
-        `SELECT * FROM ${db.t('checkpoint_writes')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3 ORDER BY task_id, idx`,
+        `SELECT ${rowCodec.CHECKPOINT_WRITE_COLUMNS} FROM ${db.t('checkpoint_writes')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3 ORDER BY task_id, idx`,
         [key.threadId, key.namespace, key.checkpointId],
       );
       return rows.map(rowCodec.checkpointWriteFromRow);
@@ -147,7 +152,9 @@ export function checkpointQueries(db: Database, sql: Sql, locking = false): Tabl
     },
     list: async (query) => {
       const p = new Params();
-      return (await sql.rows<CheckpointRow>(`SELECT * FROM ${db.t('checkpoints')}${checkpointPageSql(p, query, '', null)}`, p.values)).map(checkpointFromRow);
+      return (await sql.rows<CheckpointRow>(`SELECT ${CHECKPOINT_COLUMNS} FROM ${db.t('checkpoints')}${checkpointPageSql(p, query, '', null)}`, p.values)).map(
+        checkpointFromRow,
+      );
     },
   };
 }

@@ -346,7 +346,7 @@ export class PostgresLog implements Log {
     const events = this.db.t('events');
     const rows = await this.db.rows<OriginRow>(
       `WITH RECURSIVE ${this.#origins()},
-       v (v_origin, v_seq) AS (SELECT * FROM unnest($2::text[], $3::bigint[])),
+       v (v_origin, v_seq) AS (SELECT u.o, u.s FROM unnest($2::text[], $3::bigint[]) AS u (o, s)),
        start AS (SELECT greatest($6::bigint, least(
          $1::bigint,
          (SELECT min(f.seq) - 1 FROM origins o LEFT JOIN v ON v_origin = o.origin CROSS JOIN LATERAL

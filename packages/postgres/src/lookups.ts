@@ -50,10 +50,10 @@ export interface HeldById {
 
 /** The table and row reader of each kind {@link TableLookups.byIds} reads. */
 const BY_ID = {
-  session: ['sessions', rowCodec.sessionFromRow],
-  turn: ['turns', rowCodec.turnFromRow],
-  memory: ['memory', rowCodec.memoryFromRow],
-  skill: ['skills', rowCodec.skillFromRow],
+  session: ['sessions', rowCodec.sessionFromRow, rowCodec.SESSION_COLUMNS],
+  turn: ['turns', rowCodec.turnFromRow, rowCodec.TURN_COLUMNS],
+  memory: ['memory', rowCodec.memoryFromRow, rowCodec.MEMORY_COLUMNS],
+  skill: ['skills', rowCodec.skillFromRow, rowCodec.SKILL_COLUMNS],
 } as const;
 
 /**
@@ -83,7 +83,7 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
     // Only the kinds asked about: a receive of one memory item reads no sessions.
     const kinds = (['session', 'turn', 'memory', 'skill'] as const).filter((kind) => ids[kind].length > 0);
     const statements: Statement[] = kinds.map((kind) => [
-      `SELECT * FROM ${db.t(BY_ID[kind][0])} WHERE id = ANY($1::text[])${kind === 'memory' || kind === 'skill' ? lock : ''}`,
+      `SELECT ${BY_ID[kind][2]} FROM ${db.t(BY_ID[kind][0])} WHERE id = ANY($1::text[])${kind === 'memory' || kind === 'skill' ? lock : ''}`,
       [ids[kind]],
     ]);
     if (ids.lastTurn.length > 0)
@@ -111,7 +111,8 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
     THEN nextval('${db.t('positions')}') END AS position`;
   return {
     session: async (id, appends = false) => {
-      if (!locking) return one<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, rowCodec.sessionFromRow, [id]);
+      if (!locking)
+        return one<rowCodec.SessionRow, Session>(`SELECT ${rowCodec.SESSION_COLUMNS} FROM ${db.t('sessions')} WHERE id = $1`, rowCodec.sessionFromRow, [id]);
       const [[session], [row]] = (await sql.batch([
         [lockSession, [id]],
         [appends ? afterLockTaking : afterLock, [id]],
@@ -126,7 +127,7 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
       return seq;
     },
     turnExists: async (id) => (await sql.rows(`SELECT 1 FROM ${db.t('turns')} WHERE id = $1`, [id])).length > 0,
-    turn: (id) => one<rowCodec.TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE id = $1`, rowCodec.turnFromRow, [id]),
+    turn: (id) => one<rowCodec.TurnRow, Turn>(`SELECT ${rowCodec.TURN_COLUMNS} FROM ${db.t('turns')} WHERE id = $1`, rowCodec.turnFromRow, [id]),
     recordSeqs: async (id) =>
       (await sql.rows<{ seq: number }>(`SELECT seq FROM ${db.t('record_events')} WHERE record_id = $1 ORDER BY seq`, [id])).map((r) => Number(r.seq)),
     // One range read of the index, each seq's event row beside it (NULL where the log lacks it), checked as the log checks rows.
@@ -153,41 +154,47 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
     },
     lastTurns: async (sessionId, n) =>
       (
-        await sql.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND NOT deleted ORDER BY seq DESC LIMIT $2`, [
-          sessionId,
-          n > 0 ? n : null,
-        ])
+        await sql.rows<rowCodec.TurnRow>(
+          `SELECT ${rowCodec.TURN_COLUMNS} FROM ${db.t('turns')} WHERE session_id = $1 AND NOT deleted ORDER BY seq DESC LIMIT $2`,
+          [sessionId, n > 0 ? n : null],
+        )
       )
         .map(rowCodec.turnFromRow)
         .reverse(),
     turnsFrom: async (sessionId, fromSeq) =>
-      (await sql.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq >= $2 ORDER BY seq`, [sessionId, fromSeq])).map(
-        rowCodec.turnFromRow,
-      ),
-    skill: (id) => one<rowCodec.SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE id = $1${lock}`, rowCodec.skillFromRow, [id]),
+      (
+        await sql.rows<rowCodec.TurnRow>(`SELECT ${rowCodec.TURN_COLUMNS} FROM ${db.t('turns')} WHERE session_id = $1 AND seq >= $2 ORDER BY seq`, [
+          sessionId,
+          fromSeq,
+        ])
+      ).map(rowCodec.turnFromRow),
+    skill: (id) => one<rowCodec.SkillRow, Skill>(`SELECT ${rowCodec.SKILL_COLUMNS} FROM ${db.t('skills')} WHERE id = $1${lock}`, rowCodec.skillFromRow, [id]),
     // A tombstone and a live skill may share a place: the live one (else the newest tombstone) is the one there.
     skillAt: (scope, slug) =>
       one<rowCodec.SkillRow, Skill>(
-        `SELECT * FROM ${db.t('skills')} WHERE scope_key = $1 AND slug = $2 ORDER BY deleted, n DESC LIMIT 1${lock}`,
+        `SELECT ${rowCodec.SKILL_COLUMNS} FROM ${db.t('skills')} WHERE scope_key = $1 AND slug = $2 ORDER BY deleted, n DESC LIMIT 1${lock}`,
         rowCodec.skillFromRow,
         [scopeKey(scope), slug],
       ),
     liveSkillsBySlug: async (slug) =>
-      (await sql.rows<rowCodec.SkillRow>(`SELECT * FROM ${db.t('skills')} WHERE slug = $1 AND NOT deleted ORDER BY id${lock}`, [slug])).map(
-        rowCodec.skillFromRow,
-      ),
-    memoryItem: (id) => one<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE id = $1${lock}`, rowCodec.memoryFromRow, [id]),
-    operation: (id) => one<rowCodec.OperationRow, OperationEntry>(`SELECT * FROM ${db.t('operations')} WHERE id = $1`, rowCodec.operationFromRow, [id]),
+      (
+        await sql.rows<rowCodec.SkillRow>(`SELECT ${rowCodec.SKILL_COLUMNS} FROM ${db.t('skills')} WHERE slug = $1 AND NOT deleted ORDER BY id${lock}`, [slug])
+      ).map(rowCodec.skillFromRow),
+    memoryItem: (id) =>
+      one<rowCodec.MemoryRow, MemoryItem>(`SELECT ${rowCodec.MEMORY_COLUMNS} FROM ${db.t('memory')} WHERE id = $1${lock}`, rowCodec.memoryFromRow, [id]),
+    operation: (id) =>
+      one<rowCodec.OperationRow, OperationEntry>(`SELECT id, seq, input_hash FROM ${db.t('operations')} WHERE id = $1`, rowCodec.operationFromRow, [id]),
     memoryWithKey: (scope, key) =>
-      one<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE scope_key = $1 AND key = $2 AND NOT deleted${lock}`, rowCodec.memoryFromRow, [
-        scopeKey(scope),
-        key,
-      ]),
+      one<rowCodec.MemoryRow, MemoryItem>(
+        `SELECT ${rowCodec.MEMORY_COLUMNS} FROM ${db.t('memory')} WHERE scope_key = $1 AND key = $2 AND NOT deleted${lock}`,
+        rowCodec.memoryFromRow,
+        [scopeKey(scope), key],
+      ),
     placeHolders: async (kind, places) => {
       const [table, name, live] = kind === 'memory' ? ['memory', 'key', 'AND NOT deleted'] : ['skills', 'slug', ''];
       const rows = await sql.rows<{ scope_key: string; name: string; id: string }>(
         `SELECT DISTINCT ON (scope_key, ${name}) scope_key, ${name} AS name, id FROM ${db.t(table)}
-          WHERE (scope_key, ${name}) IN (SELECT * FROM unnest($1::text[], $2::text[])) ${live} ORDER BY scope_key, ${name}, deleted, n DESC`,
+          WHERE (scope_key, ${name}) IN (SELECT u.scope_key, u.place FROM unnest($1::text[], $2::text[]) AS u (scope_key, place)) ${live} ORDER BY scope_key, ${name}, deleted, n DESC`,
         [places.map(([scope]) => scope), places.map(([, place]) => place)],
       );
       return new Map(rows.map((row) => [`${row.scope_key}\u0000${row.name}`, row.id]));

@@ -189,7 +189,7 @@ export function postgresQueries(db: Database): StateQueries {
       const p = new Params();
       const scoped = scopeCondition(d, p, filter, 'scope_key');
       const rows = await db.rows<rowCodec.SessionRow>(
-        `SELECT * FROM ${db.t('sessions')} WHERE NOT deleted${scoped ? ` AND ${scoped}` : ''}
+        `SELECT ${rowCodec.SESSION_COLUMNS} FROM ${db.t('sessions')} WHERE NOT deleted${scoped ? ` AND ${scoped}` : ''}
          AND (created_at, id) > (${p.add(after?.sort ?? '')}, ${p.add(after?.id ?? '')})
          ORDER BY created_at, id LIMIT ${p.add(limit > 0 ? limit : null)} OFFSET ${p.add(Math.max(0, offset))}`,
         p.values,
@@ -202,7 +202,7 @@ export function postgresQueries(db: Database): StateQueries {
       const scoped = scopeCondition(d, p, page?.includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
       const limit = page?.limit ?? 0;
       const rows = await db.rows<rowCodec.SkillRow>(
-        `SELECT * FROM ${db.t('skills')} WHERE ${scoped} AND NOT deleted
+        `SELECT ${rowCodec.SKILL_COLUMNS} FROM ${db.t('skills')} WHERE ${scoped} AND NOT deleted
          AND (slug, id) > (${p.add(page?.after?.sort ?? '')}, ${p.add(page?.after?.id ?? '')})
          ORDER BY slug, id LIMIT ${p.add(limit > 0 ? limit : null)}`,
         p.values,
@@ -239,7 +239,7 @@ export function postgresQueries(db: Database): StateQueries {
     expiredMemory: async (now: string, limit: number) =>
       (
         await db.rows<rowCodec.MemoryRow>(
-          `SELECT * FROM ${db.t('memory')} WHERE NOT deleted AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at COLLATE "C", id COLLATE "C" LIMIT $2`,
+          `SELECT ${rowCodec.MEMORY_COLUMNS} FROM ${db.t('memory')} WHERE NOT deleted AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at COLLATE "C", id COLLATE "C" LIMIT $2`,
           [now, Math.max(0, Math.trunc(limit))],
         )
       ).map(rowCodec.memoryFromRow),
@@ -251,23 +251,21 @@ export function postgresQueries(db: Database): StateQueries {
 
     turns: async (sessionId, { afterSeq, limit }) =>
       (
-        await db.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`, [
-          sessionId,
-          Math.max(0, afterSeq),
-          limit > 0 ? limit : null,
-        ])
+        await db.rows<rowCodec.TurnRow>(
+          `SELECT ${rowCodec.TURN_COLUMNS} FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`,
+          [sessionId, Math.max(0, afterSeq), limit > 0 ? limit : null],
+        )
       ).map(rowCodec.turnFromRow),
 
     turnNeighbours: async (sessionId, seq, window) => {
       const before = await db.rows<rowCodec.TurnRow>(
-        `SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq < $2 AND NOT deleted ORDER BY seq DESC LIMIT $3`,
+        `SELECT ${rowCodec.TURN_COLUMNS} FROM ${db.t('turns')} WHERE session_id = $1 AND seq < $2 AND NOT deleted ORDER BY seq DESC LIMIT $3`,
         [sessionId, seq, window.before],
       );
-      const after = await db.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`, [
-        sessionId,
-        seq,
-        window.after,
-      ]);
+      const after = await db.rows<rowCodec.TurnRow>(
+        `SELECT ${rowCodec.TURN_COLUMNS} FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`,
+        [sessionId, seq, window.after],
+      );
       return { before: before.reverse().map(rowCodec.turnFromRow), after: after.map(rowCodec.turnFromRow) };
     },
 

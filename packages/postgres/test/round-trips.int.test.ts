@@ -168,6 +168,35 @@ describe('appendTurn', () => {
     }
   });
 
+  it('sends only prepared statements for a second keyed memory write, skill upsert, outcome and checkpoint: its look-ups name their columns', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const skill = await provider.skills.upsert({ slug: 'deploy', body: 'ship it' });
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const p = await openPostgres(pool, { schema });
+    const calls = async (round: number) => {
+      await p.memory.write({ content: `fact ${round}`, key: 'fact' });
+      await p.skills.upsert({ slug: 'deploy', body: `ship it ${round}` });
+      await p.skills.recordOutcome(skill.id, { success: true });
+      await p.checkpoints.put({ threadId: 't', namespace: '', checkpointId: `0${round}`, checkpoint: { v: round }, metadata: {} });
+    };
+    const recorded = recordRoundTrips();
+    try {
+      await calls(1);
+      recorded.sent.length = 0;
+      await calls(2);
+      recorded.stop();
+      const sent = recorded.sent.filter((text) => !alone(text)).flatMap((text) => text.split(';\n'));
+      expect(sent.length).toBeGreaterThan(6);
+      const prepared = new Set((await pool.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((row) => row.statement));
+      expect(sent.filter((text) => !prepared.has(text))).toEqual([]);
+    } finally {
+      recorded.stop();
+      await p.close();
+      await pool.end();
+      await close();
+    }
+  });
+
   it('takes no position for a session not live, nor with the look-up when the caller names the turn: a refused append leaves no gap', async () => {
     const { provider, close } = await fresh();
     try {
