@@ -236,8 +236,9 @@ function writesViolation(view: FoldView, writes: readonly CheckpointWrite[]): Vi
 function memoryChangeViolation(view: FoldView, item: MemoryItem, deleted: boolean): Violation {
   const stored = view.memoryItem(item.id);
   // Its key's item, in the scope held (a scope changed is refused below as such); an erased version (a purge
-  // rewrote it since) no longer shows the key that brought it back.
-  const brought = stored?.deleted === true && !deleted && (isKeyItem({ ...item, scope: stored.scope }) || isErasedItem(item));
+  // rewrote it since) no longer shows the key that brought it back, and an erased tombstone may follow one too: versions
+  // that arrived erased merge deleted, as against a purge held here (merge-records.ts), where its writer held them live.
+  const brought = stored?.deleted === true && (isErasedItem(item) || (!deleted && isKeyItem({ ...item, scope: stored.scope })));
   if (!stored || (stored.deleted && !brought)) return `memory item ${json(item.id)} does not exist or is already deleted`;
   const kept = nextVersion(stored, item, deleted) ?? changedField(stored, item, ['createdAt']) ?? samePlace(stored, item);
   if (kept !== undefined || !deleted) return kept ?? keyViolation(view, item);

@@ -112,20 +112,26 @@ export const syncPurgeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
           }
           await expectConverged([a, b]);
         });
-      // A third store takes the versions a purger wrote before its purges, erased, and not the purges yet: the delete and
-      // the outcome written where those versions came intact follow them there, and the purges erase them on arrival.
+      // A third store takes the versions a purger wrote before its purges, erased, and not the purges yet: the deletes and
+      // the outcome written where those versions came intact follow them there, and the purges erase them on arrival. Of
+      // `notes`, it takes a delete and a later update written apart, both erased: they merge deleted there, as against a
+      // purge, while the delete that follows was written where the update won.
       await env.scoped(async () => {
         const [a, b, c] = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
         const item = await a.memory.write({ content: 'the rules', key: 'rules' });
+        const notes = await a.memory.write({ content: 'the notes', key: 'notes' });
         const skill = await a.skills.upsert({ slug: 'unlock', body: 'the rules' });
         for (const p of [b, c]) await sync(a, p);
+        const deleted = await c.memory.delete(notes.id);
         await c.memory.update(item.id, { content: 'the code is Quokka' });
         const upserted = await c.skills.upsert({ slug: 'unlock', body: 'the locker code is Quokka' });
+        while (Date.now() <= deleted.updatedHlc.wall) await new Promise((resolve) => setTimeout(resolve, 1));
+        await a.memory.update(notes.id, { content: 'the safe code is Quokka' });
         await sync(a, c);
         await a.skills.recordOutcome(skill.id, { success: true });
-        await a.memory.delete(item.id);
-        for (const id of [item.id, skill.id]) await c.purge({ id, reason });
-        await b.receive(await c.changes(await b.vector(), { limit: 2 }));
+        for (const id of [item.id, notes.id]) await a.memory.delete(id);
+        for (const id of [item.id, skill.id, notes.id]) await c.purge({ id, reason });
+        await b.receive(await c.changes(await b.vector(), { limit: 4 }));
         for (const [x, y] of [
           [a, b],
           [b, c],
@@ -136,6 +142,7 @@ export const syncPurgeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         const tombstone = { body: ERASED, deleted: true, version: 2, uses: 1, wins: 1, outcomes: { uses: 1, wins: 1 }, contentClock, syncVersion: 4 };
         for (const p of [a, b, c]) {
           expect(await p.memory.getAny(item.id), 'the chain: the item').toMatchObject({ content: ERASED, deleted: true, syncVersion: 4 });
+          expect(await p.memory.getAny(notes.id), 'the chain: the notes').toMatchObject({ content: ERASED, deleted: true, syncVersion: 5 });
           expect(await p.skills.getAny(skill.id), 'the chain: the skill').toMatchObject(tombstone);
           expect(await storedText(p), 'the chain: the purged text').not.toContain('Quokka');
         }
