@@ -15,7 +15,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConflictError, createInMemoryProvider, type MemoryItem, NotFoundError, STATE_STREAM, sync } from '@agentstate/core';
 import { Database, openPool } from '../src/database.js';
-import { openPostgres } from '../src/index.js';
+import { openPostgres, type PostgresProvider } from '../src/index.js';
 import { Projection } from '../src/projection.js';
 import { freshSchema, testServer } from './cluster.js';
 import { fresh } from './helpers.js';
@@ -40,6 +40,36 @@ function recordRoundTrips(): { sent: string[]; stop: () => void } {
 
 /** Whether a round trip is a wake-up sent alone, in a transaction of its own. */
 const alone = (text: string): boolean => text.startsWith("SELECT set_config('synchronous_commit'");
+
+/**
+ * Runs `calls` twice, rounds 1 and 2, on a provider over an application's pool of one connection (what it prepared is
+ * read back on it), and expects the second round to send more than `atLeast` statements, each one the connection
+ * prepared before.
+ */
+async function expectOnlyPrepared(
+  url: string,
+  schema: string,
+  atLeast: number,
+  calls: (p: PostgresProvider, round: number) => Promise<unknown>,
+): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const p = await openPostgres(pool, { schema });
+  const recorded = recordRoundTrips();
+  try {
+    await calls(p, 1);
+    recorded.sent.length = 0;
+    await calls(p, 2);
+    recorded.stop();
+    const sent = recorded.sent.filter((text) => !alone(text)).flatMap((text) => text.split(';\n'));
+    expect(sent.length).toBeGreaterThan(atLeast);
+    const prepared = new Set((await pool.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((row) => row.statement));
+    expect(sent.filter((text) => !prepared.has(text))).toEqual([]);
+  } finally {
+    recorded.stop();
+    await p.close();
+    await pool.end();
+  }
+}
 
 describe('a write transaction', () => {
   let db: Database;
@@ -146,53 +176,27 @@ describe('appendTurn', () => {
 
   it('sends only statements its connection prepared before: a later append parses and plans none', async () => {
     const { provider, url, schema, close } = await fresh();
-    const session = await provider.sessions.create({ title: 'prepared' });
-    // The application's pool of one connection: what the writer prepared is read back on it.
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
-    const writer = await openPostgres(pool, { schema });
-    const recorded = recordRoundTrips();
     try {
-      await writer.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
-      recorded.sent.length = 0;
-      await writer.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'second' });
-      recorded.stop();
-      const sent = recorded.sent.filter((text) => !alone(text)).flatMap((text) => text.split(';\n'));
-      expect(sent.length).toBeGreaterThan(4);
-      const prepared = new Set((await pool.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((row) => row.statement));
-      expect(sent.filter((text) => !prepared.has(text))).toEqual([]);
+      const session = await provider.sessions.create({ title: 'prepared' });
+      await expectOnlyPrepared(url, schema, 4, (writer, round) =>
+        writer.sessions.appendTurn({ sessionId: session.id, role: round === 1 ? 'user' : 'assistant', content: round === 1 ? 'first' : 'second' }),
+      );
     } finally {
-      recorded.stop();
-      await writer.close();
-      await pool.end();
       await close();
     }
   });
 
   it('sends only prepared statements for a second keyed memory write, skill upsert, outcome and checkpoint: its look-ups name their columns', async () => {
     const { provider, url, schema, close } = await fresh();
-    const skill = await provider.skills.upsert({ slug: 'deploy', body: 'ship it' });
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
-    const p = await openPostgres(pool, { schema });
-    const calls = async (round: number) => {
-      await p.memory.write({ content: `fact ${round}`, key: 'fact' });
-      await p.skills.upsert({ slug: 'deploy', body: `ship it ${round}` });
-      await p.skills.recordOutcome(skill.id, { success: true });
-      await p.checkpoints.put({ threadId: 't', namespace: '', checkpointId: `0${round}`, checkpoint: { v: round }, metadata: {} });
-    };
-    const recorded = recordRoundTrips();
     try {
-      await calls(1);
-      recorded.sent.length = 0;
-      await calls(2);
-      recorded.stop();
-      const sent = recorded.sent.filter((text) => !alone(text)).flatMap((text) => text.split(';\n'));
-      expect(sent.length).toBeGreaterThan(6);
-      const prepared = new Set((await pool.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((row) => row.statement));
-      expect(sent.filter((text) => !prepared.has(text))).toEqual([]);
+      const skill = await provider.skills.upsert({ slug: 'deploy', body: 'ship it' });
+      await expectOnlyPrepared(url, schema, 6, async (p, round) => {
+        await p.memory.write({ content: `fact ${round}`, key: 'fact' });
+        await p.skills.upsert({ slug: 'deploy', body: `ship it ${round}` });
+        await p.skills.recordOutcome(skill.id, { success: true });
+        await p.checkpoints.put({ threadId: 't', namespace: '', checkpointId: `0${round}`, checkpoint: { v: round }, metadata: {} });
+      });
     } finally {
-      recorded.stop();
-      await p.close();
-      await pool.end();
       await close();
     }
   });
