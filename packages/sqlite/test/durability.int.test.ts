@@ -83,6 +83,26 @@ async function verify(file: string, acks: Acks[]): Promise<{ events: number }> {
   }
 }
 
+/**
+ * Runs `cycles` writers on `file` one after the other, each killed by SIGKILL, checking the file after each; every
+ * next writer starts while the one before runs (its start-up overlaps that cycle) and opens the file once let go,
+ * after the check. Returns each writer's acknowledgements.
+ */
+async function killCycles(file: string, cycles: number, writerFor: (cycle: number) => ReturnType<typeof startWriter>): Promise<Acks[]> {
+  const all: Acks[] = [];
+  let next = writerFor(0);
+  for (let cycle = 0; cycle < cycles; cycle += 1) {
+    const writer = next;
+    writer.go();
+    if (cycle + 1 < cycles) next = writerFor(cycle + 1);
+    const exit = await writer.exited;
+    expect(exit.signal, exit.stderr).toBe('SIGKILL');
+    all.push(writer.acks);
+    await verify(file, all);
+  }
+  return all;
+}
+
 let tmp: ReturnType<typeof tempDir>;
 beforeAll(() => {
   if (!existsSync(BUILT)) throw new Error('these tests run the built package: run `npm run build` first');
@@ -93,8 +113,6 @@ afterAll(() => tmp.cleanup());
 describe('crash safety', () => {
   it('keeps every acknowledged write across 24 SIGKILLs at random moments', async () => {
     const file = tmp.file('crash.db');
-    const all: Acks[] = [];
-    let kills = 0;
     let seed = 12345;
     const random = () => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
@@ -107,19 +125,8 @@ describe('crash safety', () => {
       });
       return writer;
     };
-    let next = crashWriter(0);
-    for (let cycle = 0; cycle < 24; cycle += 1) {
-      const writer = next;
-      writer.go();
-      // The next writer starts now, its start-up overlapping this cycle; it opens the file once let go, after the check.
-      if (cycle + 1 < 24) next = crashWriter(cycle + 1);
-      const exit = await writer.exited;
-      expect(exit.signal, exit.stderr).toBe('SIGKILL');
-      kills += 1;
-      all.push(writer.acks);
-      await verify(file, all);
-    }
-    expect(kills).toBeGreaterThanOrEqual(20);
+    const all = await killCycles(file, 24, crashWriter);
+    expect(all.length).toBeGreaterThanOrEqual(20);
     expect(all.reduce((n, a) => n + a.count, 0)).toBeGreaterThan(24);
   });
 });
@@ -127,7 +134,6 @@ describe('crash safety', () => {
 describe('crash safety under group commit', () => {
   it('keeps every acknowledged write of 16-call bursts sharing COMMITs across 8 SIGKILLs', async () => {
     const file = tmp.file('burst.db');
-    const all: Acks[] = [];
     const burstWriter = (cycle: number) => {
       // Killed once some bursts are acknowledged, while later ones are in flight.
       const target = 20 + cycle * 7;
@@ -142,16 +148,7 @@ describe('crash safety under group commit', () => {
       );
       return writer;
     };
-    let next = burstWriter(0);
-    for (let cycle = 0; cycle < 8; cycle += 1) {
-      const writer = next;
-      writer.go();
-      if (cycle + 1 < 8) next = burstWriter(cycle + 1);
-      const exit = await writer.exited;
-      expect(exit.signal, exit.stderr).toBe('SIGKILL');
-      all.push(writer.acks);
-      await verify(file, all);
-    }
+    const all = await killCycles(file, 8, burstWriter);
     expect(all.reduce((n, a) => n + a.count, 0)).toBeGreaterThanOrEqual(8 * 20);
   });
 });
