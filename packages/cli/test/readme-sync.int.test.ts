@@ -60,8 +60,8 @@ describe("the repository README's sync walkthrough", () => {
     mkdirSync(cwd);
     const out = runReadmeExample(README, { DATABASE_URL: server }, cwd, index);
     expect(out.split('\n')).toEqual([
-      '{ toA: 0, toB: 1, batches: 1 }',
-      '{ toA: 1, toB: 1, batches: 2 }',
+      '{ toA: 0, toB: 1, merged: 0, batches: 1 }',
+      '{ toA: 1, toB: 1, merged: 0, batches: 2 }',
       'Release notes go in CHANGELOG.md; Staging runs in eu-west; The user deploys from main only',
       '',
     ]);

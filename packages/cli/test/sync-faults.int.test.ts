@@ -311,7 +311,7 @@ describe('agentstate sync killed in the middle', () => {
     expect(kept % 4).toBe(0);
     expect(kept).toBeLessThan(60);
     expect(sqliteHead(b)).toBe(60);
-    expect(okJson(['sync', a, b, '--batch-size', '4'])).toMatchObject({ toA: 60 - kept, toB: 12, batches: (60 - kept) / 4 + 3 });
+    expect(okJson(['sync', a, b, '--batch-size', '4'])).toMatchObject({ toA: 60 - kept, toB: 12, merged: 0, batches: (60 - kept) / 4 + 3 });
     await expectUnion([a, b], 72);
   });
 
@@ -350,7 +350,7 @@ describe('agentstate sync killed in the middle', () => {
     } finally {
       await Promise.all([locker.end(), watcher.end()]);
     }
-    expect(okJson(['sync', a, b, '--batch-size', '8'])).toMatchObject({ toA: 0, toB: 15, batches: 2 });
+    expect(okJson(['sync', a, b, '--batch-size', '8'])).toMatchObject({ toA: 0, toB: 15, merged: 0, batches: 2 });
     await expectUnion([a, b], 35);
   });
 });
@@ -387,7 +387,7 @@ describe('sync over HTTP, a process killed in the middle', () => {
       try {
         const kept = held.head - 4;
         const resumed = okJson(['sync', laptop, again.url, '--batch-size', '4'], { env: { AGENTSTATE_MCP_TOKEN: TOKEN } });
-        expect(resumed).toMatchObject({ toA: 0, toB: 40 - kept, batches: (40 - kept) / 4 });
+        expect(resumed).toMatchObject({ toA: 0, toB: 40 - kept, merged: 0, batches: (40 - kept) / 4 });
       } finally {
         await stop(again);
       }
@@ -447,7 +447,7 @@ describe('sync over HTTP, the connection cut in the middle of a batch', () => {
         expect([sqliteHead(laptop), sqliteHead(served)]).toEqual(cut.route === 'receive' ? [8, 0] : [0, 8]);
         await withStores([laptop], async ([local]) =>
           expect(await sync(local!, httpPeer(server.syncUrl!, { token: TOKEN }), { batchSize: 4 })).toEqual(
-            cut.route === 'receive' ? { toA: 0, toB: 8, batches: 2 } : { toA: 8, toB: 0, batches: 2 },
+            cut.route === 'receive' ? { toA: 0, toB: 8, merged: 0, batches: 2 } : { toA: 8, toB: 0, merged: 0, batches: 2 },
           ),
         );
       } finally {

@@ -14,10 +14,10 @@ describe('agentstate sync', () => {
 
   it('creates a new replica, brings both files together, and run again receives nothing', () => {
     const id = ok(['memory', 'write', 'written on a', '--key', 'k', '--db', a]).trim();
-    expect(okJson(['sync', a, b, '--json'])).toMatchObject({ a, b, toA: 0, toB: 1, batches: 1 });
+    expect(okJson(['sync', a, b, '--json'])).toMatchObject({ a, b, toA: 0, toB: 1, merged: 0, batches: 1 });
     ok(['memory', 'write', 'written on b', '--db', b]);
-    expect(okJson(['sync', a, b, '--batch-size', '1', '--json'])).toMatchObject({ toA: 1, toB: 0, batches: 1 });
-    expect(okJson(['sync', b, a, '--json'])).toMatchObject({ toA: 0, toB: 0, batches: 0 });
+    expect(okJson(['sync', a, b, '--batch-size', '1', '--json'])).toMatchObject({ toA: 1, toB: 0, merged: 0, batches: 1 });
+    expect(okJson(['sync', b, a, '--json'])).toMatchObject({ toA: 0, toB: 0, merged: 0, batches: 0 });
     expect(ok(['memory', 'show', id, '--db', b])).toContain('written on a');
   });
 
@@ -40,10 +40,18 @@ describe('agentstate sync', () => {
     ok(['sync', a, b]);
     ok(['memory', 'update', id, '--content', 'changed on a', '--db', a]);
     ok(['memory', 'update', id, '--content', 'changed on b', '--db', b]);
-    ok(['sync', a, b]);
+    expect(ok(['sync', a, b])).toMatch(
+      /^synced .*: 1 event into .*, 1 event into .*, in 2 batches \(\d+\.\d\d s\); 2 events merged with writes made apart: `history` marks the versions that lost as conflicts\n$/,
+    );
     const [onA, onB] = [a, b].map((db) => ok(['memory', 'show', id, '--db', db]));
     expect(onA).toBe(onB);
-    expect(onA).toMatch(/changed on [ab]/);
+    const won = /changed on ([ab])/.exec(onA ?? '')?.[1];
+    const lost = won === 'a' ? 'b' : 'a';
+    for (const db of [a, b]) {
+      const history = ok(['memory', 'history', id, '--db', db]);
+      expect(history, 'the version that lost, marked').toMatch(new RegExp(`\\(conflict\\) changed on ${lost}\n`));
+      expect(history.match(/\(conflict\)/g), 'only that one').toHaveLength(1);
+    }
   });
 
   it('merges a skill rewritten in one file while the other records its outcome, and one then purged in both to different counts', async () => {
@@ -92,7 +100,7 @@ describe('agentstate sync', () => {
     const fresh = ok(['sessions', 'create', '--title', 'fresh', '--db', e]).trim();
     ok(['sync', e, f]);
     ok(['retention', 'set', '--record', 'session', '--max-age', '30d', '--db', e]);
-    expect(okJson(['sync', e, f, '--json'])).toMatchObject({ toA: 0, toB: 1, batches: 0 });
+    expect(okJson(['sync', e, f, '--json'])).toMatchObject({ toA: 0, toB: 1, merged: 0, batches: 0 });
     expect(okJson<{ id: string }[]>(['retention', 'list', '--json', '--db', f]).map((policy) => policy.id)).toEqual(['session@*']);
     expect(okJson<{ id: string }[]>(['sessions', 'list', '--json', '--db', f]).map((session) => session.id)).toEqual([fresh]);
     expect(fails(1, ['sessions', 'show', idle.id, '--db', f])).toContain('expired by a retention policy');
@@ -103,10 +111,10 @@ describe('agentstate sync', () => {
     ok(['memory', 'write', 'acme plan', '--scope', 'acme', '--db', c]);
     ok(['memory', 'write', 'team plan', '--scope', 'acme/team', '--db', c]);
     ok(['memory', 'write', 'globex secret', '--scope', '["globex"]', '--db', c]);
-    expect(okJson(['sync', c, d, '--scope', 'acme', '--json'])).toMatchObject({ toA: 0, toB: 2, batches: 1 });
+    expect(okJson(['sync', c, d, '--scope', 'acme', '--json'])).toMatchObject({ toA: 0, toB: 2, merged: 0, batches: 1 });
     expect(ok(['memory', 'list', '--db', d])).not.toContain('globex');
-    expect(okJson(['sync', c, d, '--scope', '["acme"]', '--json'])).toMatchObject({ toA: 0, toB: 0, batches: 0 });
-    expect(okJson(['sync', c, d, '--json'])).toMatchObject({ toA: 0, toB: 1, batches: 1 });
+    expect(okJson(['sync', c, d, '--scope', '["acme"]', '--json'])).toMatchObject({ toA: 0, toB: 0, merged: 0, batches: 0 });
+    expect(okJson(['sync', c, d, '--json'])).toMatchObject({ toA: 0, toB: 1, merged: 0, batches: 1 });
     expect(fails(1, ['sync', c, d, '--scope', '[1]'])).toContain('--scope');
   });
 
@@ -128,10 +136,10 @@ describe('agentstate sync with a server', () => {
       const laptop = tmp.path('laptop.db');
       const id = ok(['memory', 'write', 'written on the laptop', '--db', laptop]).trim();
       const first = await cliAsync(['sync', laptop, url, '--json'], { env: { AGENTSTATE_MCP_TOKEN: TOKEN } });
-      expect(JSON.parse(first.stdout)).toMatchObject({ toA: 0, toB: 1, batches: 1 });
+      expect(JSON.parse(first.stdout)).toMatchObject({ toA: 0, toB: 1, merged: 0, batches: 1 });
       expect((await served.memory.get(id)).content).toBe('written on the laptop');
       const again = await cliAsync(['sync', url, laptop, '--token', TOKEN, '--json']);
-      expect(JSON.parse(again.stdout)).toMatchObject({ toA: 0, toB: 0, batches: 0 });
+      expect(JSON.parse(again.stdout)).toMatchObject({ toA: 0, toB: 0, merged: 0, batches: 0 });
       const refused = await cliAsync(['sync', laptop, url, '--token', 'not-the-token-at-all']);
       expect(failureLine(refused, 1, ['sync'])).toMatch(/^agentstate: .*failed with HTTP 401: Unauthorized/);
     } finally {

@@ -66,7 +66,7 @@ describe('sync with an in-memory store', () => {
         return peer.receive(events, options);
       },
     });
-    expect(await sync(counted('b', b), counted('a', a), { batchSize: 10 })).toEqual({ toA: 1, toB: 0, batches: 1 });
+    expect(await sync(counted('b', b), counted('a', a), { batchSize: 10 })).toEqual({ toA: 1, toB: 0, merged: 0, batches: 1 });
     // Each vector is read once, for both directions; the receiver takes the batch with the word that it holds the sender's vector.
     expect(calls).toEqual(['b.vector', 'a.vector', 'a.changes', 'b.receive', 'b.changes']);
   });

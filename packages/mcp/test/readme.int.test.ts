@@ -33,7 +33,7 @@ describe('the README example', () => {
   });
 
   it("syncs a laptop file with a server over HTTP as written, only the server's subtree, and run again sends nothing", () => {
-    expect(printed[1]).toContain('{ toA: 0, toB: 1, batches: 1 }\n{ toA: 0, toB: 0, batches: 0 }\n403');
+    expect(printed[1]).toContain('{ toA: 0, toB: 1, merged: 0, batches: 1 }\n{ toA: 0, toB: 0, merged: 0, batches: 0 }\n403');
   });
 
   it('embeds the server as written: a client of the program it makes writes to ./state.db', async () => {

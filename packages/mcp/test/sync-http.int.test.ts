@@ -77,10 +77,10 @@ describe('sync over HTTP', () => {
     try {
       const peer = httpPeer(proxy.url, { token: TOKEN });
       await served.memory.write({ content: 'written on the server' });
-      expect(await sync(local, peer)).toEqual({ toA: 1, toB: 0, batches: 1 });
+      expect(await sync(local, peer)).toEqual({ toA: 1, toB: 0, merged: 0, batches: 1 });
       await local.memory.write({ content: 'written on the laptop' });
-      expect(await sync(local, peer)).toEqual({ toA: 0, toB: 1, batches: 1 });
-      expect(await sync(local, peer)).toEqual({ toA: 0, toB: 0, batches: 0 });
+      expect(await sync(local, peer)).toEqual({ toA: 0, toB: 1, merged: 0, batches: 1 });
+      expect(await sync(local, peer)).toEqual({ toA: 0, toB: 0, merged: 0, batches: 0 });
       // Each sync starts with one request (the policies, the server's vector and id, the first batch); a push adds its batch.
       expect(proxy.routes).toEqual(['start', 'start', 'receive', 'start']);
       expect(proxy.connections()).toBe(1);
@@ -93,10 +93,10 @@ describe('sync over HTTP', () => {
     const mine = await local.memory.write({ content: 'written on the laptop' });
     const theirs = await served.memory.write({ content: 'written on the server' });
     const peer = httpPeer(server.syncUrl, { token: TOKEN });
-    expect(await sync(local, peer)).toEqual({ toA: 1, toB: 1, batches: 2 });
+    expect(await sync(local, peer)).toEqual({ toA: 1, toB: 1, merged: 0, batches: 2 });
     expect((await local.memory.get(theirs.id)).content).toBe('written on the server');
     expect((await served.memory.get(mine.id)).content).toBe('written on the laptop');
-    expect(await sync(local, peer)).toEqual({ toA: 0, toB: 0, batches: 0 });
+    expect(await sync(local, peer)).toEqual({ toA: 0, toB: 0, merged: 0, batches: 0 });
     expect(await peer.vector()).toEqual(await served.vector());
   });
 
@@ -104,7 +104,7 @@ describe('sync over HTTP', () => {
     const mine = await local.retention.set({ record: 'memory', maxAge: '30d' });
     const theirs = await served.retention.set({ record: 'turn', maxAge: '7d' });
     const peer = httpPeer(server.syncUrl, { token: TOKEN });
-    expect(await sync(local, peer)).toEqual({ toA: 1, toB: 1, batches: 0 });
+    expect(await sync(local, peer)).toEqual({ toA: 1, toB: 1, merged: 0, batches: 0 });
     expect(await served.retention.list()).toEqual([mine, theirs]);
     expect(await local.retention.list()).toEqual([mine, theirs]);
     const refused = await peer.retention.merge([{ type: 'retention.policy_removed', payload: { id: mine.id } } as never]).catch((error: unknown) => error);
@@ -179,8 +179,8 @@ describe('sync over HTTP', () => {
       message: expect.stringMatching(/nothing was received$/),
     });
     expect(await served.vector()).toEqual(before);
-    expect(await peer.receive([first!], { from: { [first!.origin]: 0 } })).toEqual({ received: 1, skipped: 0 });
-    expect(await peer.receive([second!], { from })).toEqual({ received: 1, skipped: 0 });
+    expect(await peer.receive([first!], { from: { [first!.origin]: 0 } })).toEqual({ received: 1, skipped: 0, merged: 0 });
+    expect(await peer.receive([second!], { from })).toEqual({ received: 1, skipped: 0, merged: 0 });
   });
 
   it('bounds the request body: 413 over the bound, 400 for one that is not a request, nothing written', async () => {
@@ -205,7 +205,7 @@ describe('sync over HTTP', () => {
     expect(cut).toMatchObject({ code: 'network' });
     expect((await served.vector())[await local.replicaId()]).toBe(2);
     server = await serve({ token: TOKEN });
-    expect(await sync(local, httpPeer(server.syncUrl, { token: TOKEN }))).toEqual({ toA: 0, toB: 3, batches: 1 });
+    expect(await sync(local, httpPeer(server.syncUrl, { token: TOKEN }))).toEqual({ toA: 0, toB: 3, merged: 0, batches: 1 });
     expect((await served.vector())[await local.replicaId()]).toBe(5);
     expect(await Promise.all(ids.map(async (id) => (await served.memory.get(id)).content))).toEqual([0, 1, 2, 3, 4].map((i) => `item ${i}`));
   });
@@ -221,14 +221,14 @@ describe('sync over HTTP', () => {
     await served.checkpoints.put({ threadId: 'thread', checkpointId: '01', checkpoint: {} });
     const mine = await local.memory.write({ content: 'laptop note', scope: ['acme'] });
     const peer = httpPeer(server.syncUrl, { token: TOKEN });
-    expect(await sync(local, peer, { scope: ['acme'] })).toEqual({ toA: 2, toB: 1, batches: 2 });
+    expect(await sync(local, peer, { scope: ['acme'] })).toEqual({ toA: 2, toB: 1, merged: 0, batches: 2 });
     expect((await local.snapshot()).memory.map((item) => item.id).sort()).toEqual([acme.id, team.id, mine.id].sort());
     expect((await local.snapshot()).checkpoints).toEqual([]);
     expect((await served.memory.get(mine.id)).content).toBe('laptop note');
     // A request without a scope is limited to the server's; a narrower one is answered.
     expect(await peer.changes({})).toHaveLength(3);
     expect(await peer.changes({}, { scope: ['acme', 'team'] })).toHaveLength(1);
-    expect(await sync(local, peer, { scope: ['acme'] })).toEqual({ toA: 0, toB: 0, batches: 0 });
+    expect(await sync(local, peer, { scope: ['acme'] })).toEqual({ toA: 0, toB: 0, merged: 0, batches: 0 });
     // Wider, or beside: refused before anything is read or written.
     const before = await served.log.head('state');
     const other = await local.memory.write({ content: 'globex note', scope: ['globex'] });

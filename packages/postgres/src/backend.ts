@@ -161,7 +161,7 @@ export class PostgresBackend implements StateBackend {
    * next position and the batch is folded as the receive decoded it; a purge erases as a local one does. A refused event is
    * a `CorruptionError` naming the seq it would take after the head in a dense log, whatever position it took.
    */
-  async #receive(sql: Sql, batch: readonly ReceivedEvent[]): Promise<LogEvent[]> {
+  async #receive(sql: Sql, batch: readonly ReceivedEvent[]): Promise<{ stored: LogEvent[]; merged: number }> {
     // Taken in the round trip of the head's read, before it, and the batch's positions after it.
     await sql.exec(writersLock(this.db, 'exclusive'));
     const [[last], positions] = (await sql.batch([
@@ -171,6 +171,7 @@ export class PostgresBackend implements StateBackend {
     const head = last?.seq ?? 0;
     // Appended in one statement a thousand and folded together, the fold's look-ups and writes shared by the batch (held in
     // memory whole already): each record's rows are written once, whatever number of its versions the batch brings.
+    let merged = 0;
     const events = await this.log.appendReceived(
       sql,
       batch,
@@ -184,6 +185,9 @@ export class PostgresBackend implements StateBackend {
         this.projection,
         tableLookups(this.db, sql),
         events.map((event, i) => ({ seq: event.seq, change: batch[i]!.change })),
+        () => {
+          merged += 1;
+        },
       );
     } catch (error) {
       if (!(error instanceof CorruptionError)) throw error;
@@ -196,7 +200,7 @@ export class PostgresBackend implements StateBackend {
         await eraseHistory(this.db, sql, change, events[i]!.seq, { log: this.log, codec: this.codec ?? plainCodec }, this.upcasters);
     this.#lastTime = events.at(-1)?.time ?? last?.time;
     this.#appended = true;
-    return events;
+    return { stored: events, merged };
   }
 
   /**

@@ -285,13 +285,15 @@ export async function foldPending(
 /**
  * Folds `events` (a batch, decoded, in seq order) into the tables inside the caller's transaction, which holds
  * the writers' lock exclusive: their look-ups fetched at once, their records written once each after the batch.
- * A receive gives the changes it decoded, so they are neither read back nor decoded again.
+ * A receive gives the changes it decoded, so they are neither read back nor decoded again, and counts with
+ * `onMerge` those folded as a merge.
  */
 export async function foldChanges(
   sql: Sql,
   projection: Projection,
   tables: TableLookups,
   events: readonly { seq: number; change: StateChange }[],
+  onMerge?: () => void,
 ): Promise<void> {
   let view = new FetchingView(tables);
   const changes = events.map(({ change }) => change);
@@ -300,7 +302,7 @@ export async function foldChanges(
   for (const [i, { seq }] of events.entries()) {
     // Positions may skip numbers (a rolled-back write took one): the read's order is the fold's.
     // A received change that does not chain is folded as its merge (docs/contract.md §12, "Merge").
-    const change = await answer(() => foldableChange(view, changes[i]!, seq));
+    const change = await answer(() => foldableChange(view, changes[i]!, seq, onMerge));
     if (turnInsertion(change)) {
       // A merged append moves held turns: the pending records go first, and the view fetches again what moved.
       await view.flush(sql, projection);

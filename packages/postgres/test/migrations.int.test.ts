@@ -232,7 +232,7 @@ describe('A derived part of another version', () => {
     const provider = await openInPlace(url, schema);
     const other = createInMemoryProvider();
     await other.memory.write({ content: 'written elsewhere' });
-    expect(await sync(provider, other)).toEqual({ toA: 1, toB: 1, batches: 2 });
+    expect(await sync(provider, other)).toEqual({ toA: 1, toB: 1, merged: 0, batches: 2 });
     expect(await query(url, `SELECT origin, origin_seq::int AS seq FROM "${schema}".events WHERE origin IS NOT NULL`)).toEqual([
       { origin: await other.replicaId(), seq: 1 },
     ]);

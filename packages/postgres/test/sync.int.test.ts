@@ -68,12 +68,12 @@ describe('sync between a SQLite file and a PostgreSQL schema', () => {
         [a, b],
         [b, a],
       ])
-        expect(await sync(x!, y!)).toEqual({ toA: 0, toB: 0, batches: 0 });
+        expect(await sync(x!, y!)).toEqual({ toA: 0, toB: 0, merged: 0, batches: 0 });
       expect(await counts(a, b)).toEqual(after);
       // A purge on the second store travels to the first: neither log holds the text any more.
       const [session] = await b.sessions.list({ scope: [first], limit: 1 });
       await b.purge({ id: session!.id, reason: 'erasure request' });
-      expect(await sync(a, b)).toEqual({ toA: 1, toB: 0, batches: 1 });
+      expect(await sync(a, b)).toEqual({ toA: 1, toB: 0, merged: 0, batches: 1 });
       expect(replicaText(await a.snapshot())).toBe(replicaText(await b.snapshot()));
       for (const p of [a, b]) expect(JSON.stringify(await p.log.read({ stream: STATE_STREAM, afterSeq: 0 }))).not.toContain(`hello from ${first}`);
     });

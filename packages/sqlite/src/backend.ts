@@ -99,14 +99,19 @@ export class SqliteBackend implements StateBackend {
           if (!open) throw new ClosedError('this write transaction has ended');
           return conn.onWriter(() => {
             const view = foldView(tableLookups(conn));
-            return this.projection.textInRowOrder(() =>
+            let merged = 0;
+            const onMerge = () => {
+              merged += 1;
+            };
+            const stored = this.projection.textInRowOrder(() =>
               batch.map(({ change, input, text }) => {
                 const { event } = this.log.appendInTransaction(input, state.seq + 1, headTime, text);
-                foldEvent(view, this.projection, change, event.seq, event.schemaVersion);
+                foldEvent(view, this.projection, change, event.seq, event.schemaVersion, onMerge);
                 this.#erase(change, event.seq);
                 return advance(change, event);
               }),
             );
+            return { stored, merged };
           });
         },
         append: (inputs) => {

@@ -72,9 +72,9 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
  * Checks the change of the event at `seq` against the fold's rules (a received one that does not
  * chain is merged), then applies it to the tables; a refused change or row is a `CorruptionError` naming `seq`.
  */
-export function foldEvent(view: FoldView, projection: Projection, decoded: StateChange, seq: number, schemaVersion: number): void {
+export function foldEvent(view: FoldView, projection: Projection, decoded: StateChange, seq: number, schemaVersion: number, onMerge?: () => void): void {
   // A received change that does not chain is applied as its merge, whose records the stored payload does not hold.
-  const change = foldableChange(view, decoded, seq);
+  const change = foldableChange(view, decoded, seq, onMerge);
   const operation = change.payload.operation;
   // An operation whose first event carries no hash (a purge erased it) is indexed all the same, as a replay indexes it.
   const unhashed = operation !== undefined && operation.inputHash === undefined && view.operation(operation.id) === undefined;

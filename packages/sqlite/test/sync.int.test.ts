@@ -40,7 +40,7 @@ describe('sync between SQLite files', () => {
         expect(columns.slice(-3)).toEqual(['origin', 'origin_seq', 'origin_time']);
         const head = await old.log.head(STATE_STREAM);
         await fresh.memory.write({ content: 'written on the new file' });
-        expect(await sync(old, fresh)).toEqual({ toA: 1, toB: head, batches: 2 });
+        expect(await sync(old, fresh)).toEqual({ toA: 1, toB: head, merged: 0, batches: 2 });
         expect(replicaText(await old.snapshot())).toBe(replicaText(await fresh.snapshot()));
         for (const p of [old, fresh]) expect((await p.verify()).ok).toBe(true);
       } finally {

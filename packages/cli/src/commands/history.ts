@@ -18,10 +18,10 @@ interface Row {
   change: string | undefined;
 }
 
-/** What a version's record says in one cell: the turn its event appended or removed, else its text, or that a purge erased it. */
+/** What a version's record says in one cell: the turn its event appended or removed, else its text; marked when it is a tombstone or lost a merge. */
 function summary({ version: v, change }: Row): string {
   const text = change ?? (v.kind === 'session' ? v.record.title : v.kind === 'skill' ? `${v.record.slug} v${v.record.version}` : v.record.content);
-  return `${v.record.deleted ? '(deleted) ' : ''}${text}`;
+  return `${v.conflict ? '(conflict) ' : ''}${v.record.deleted ? '(deleted) ' : ''}${text}`;
 }
 
 const columns: Column<Row>[] = [

@@ -38,7 +38,7 @@ export function syncCommand(): CliCommand {
           show(
             ctx,
             report,
-            `synced ${report.a} and ${report.b}: ${counted(summary.toA, 'event')} into ${report.a}, ${counted(summary.toB, 'event')} into ${report.b}, in ${counted(summary.batches, 'batch')} (${report.seconds.toFixed(2)} s)`,
+            `synced ${report.a} and ${report.b}: ${counted(summary.toA, 'event')} into ${report.a}, ${counted(summary.toB, 'event')} into ${report.b}, in ${counted(summary.batches, 'batch')} (${report.seconds.toFixed(2)} s)${merges(summary.merged)}`,
           );
         } finally {
           await second.close();
@@ -56,6 +56,10 @@ async function openSide(side: string, create: boolean, token: string | undefined
   const db = await openDatabase(resolveTarget(side, {}, io().cwd), create ? { create: true } : {});
   return { peer: db, close: () => db.close() };
 }
+
+/** The summary's word on merges, when there were some: the versions that lost are in `history`, marked. */
+const merges = (merged: number): string =>
+  merged === 0 ? '' : `; ${counted(merged, 'event')} merged with writes made apart: \`history\` marks the versions that lost as conflicts`;
 
 /** `n` and its noun, plural unless one: `1 event`, `2 batches`. */
 const counted = (n: number, noun: string): string => `${count(n)} ${n === 1 ? noun : noun.endsWith('h') ? `${noun}es` : `${noun}s`}`;

@@ -37,10 +37,11 @@ function concurrent<R extends Envelope>(stored: R | undefined, version: Envelope
 /**
  * The change the fold applies for `change`, the event at `seq`: `change` itself when it chains on
  * the records held (checked against the fold's rules, a `CorruptionError` naming `seq` otherwise),
- * or, for a received change that does not, the change carrying the merged post-images; either with
- * the clock of each removed turn's append given to a tombstone written before tombstones kept it.
+ * or, for a received change that does not, the change carrying the merged post-images (then
+ * `onMerge` is called: a receive counts them); either with the clock of each removed turn's append
+ * given to a tombstone written before tombstones kept it.
  */
-export function foldableChange(view: FoldView, change: StateChange, seq: number): StateChange {
+export function foldableChange(view: FoldView, change: StateChange, seq: number, onMerge?: () => void): StateChange {
   let folded = change;
   try {
     checkChange(view, change, seq);
@@ -49,6 +50,7 @@ export function foldableChange(view: FoldView, change: StateChange, seq: number)
     const merged = change.received && error instanceof CorruptionError ? mergedChange(view, change, (rest) => checkChange(view, rest, seq)) : undefined;
     if (merged === undefined) throw error;
     folded = merged;
+    onMerge?.();
   }
   return withAppendClocks(view, folded);
 }

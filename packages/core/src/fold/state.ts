@@ -93,11 +93,11 @@ export class InMemoryState implements FoldView {
    * skips the rules, only for a change the stamper just built on this very
    * state (valid by construction, as SQLite's live path trusts it too).
    * Returns the change folded: a received one that does not chain is
-   * folded as its merge (`merge-records.ts`).
+   * folded as its merge (`merge-records.ts`), and `onMerge` called.
    */
-  apply(change: StateChange, seq: number, checked = true): StateChange {
+  apply(change: StateChange, seq: number, checked = true, onMerge?: () => void): StateChange {
     // A received change that does not chain is folded as its merge (docs/contract.md §12, "Merge").
-    const folded = checked ? foldableChange(this, change, seq) : change;
+    const folded = checked ? foldableChange(this, change, seq, onMerge) : change;
     this.#fold(folded, ALL_PARTS);
     if (folded !== change) this.#observe(changeHlc(change));
     const operation = change.payload.operation;

@@ -151,7 +151,7 @@ export class InMemoryBackend implements StateBackend {
    * Appends and folds received events. This state has no undo, so the whole batch is first
    * checked against the fold's rules on a copy of it; then each is committed as a local change is.
    */
-  async #receive(batch: readonly ReceivedEvent[]): Promise<LogEvent[]> {
+  async #receive(batch: readonly ReceivedEvent[]): Promise<{ stored: LogEvent[]; merged: number }> {
     let scratch = this.#scratch;
     // Taken while in use: a batch the fold refuses leaves it half folded, and it is dropped.
     this.#scratch = undefined;
@@ -162,11 +162,16 @@ export class InMemoryBackend implements StateBackend {
     }
     const kept = scratch;
     // Each is committed as the scratch fold folded it: a concurrent one as its merge.
-    const folded = batch.map(({ change }, i) => kept.apply(change, this.state.seq + i + 1));
-    const events: LogEvent[] = [];
-    for (const [i, { input }] of batch.entries()) events.push(await this.#commit(folded[i]!, {}, input));
+    let merged = 0;
+    const folded = batch.map(({ change }, i) =>
+      kept.apply(change, this.state.seq + i + 1, true, () => {
+        merged += 1;
+      }),
+    );
+    const stored: LogEvent[] = [];
+    for (const [i, { input }] of batch.entries()) stored.push(await this.#commit(folded[i]!, {}, input));
     this.#scratch = kept;
-    return events;
+    return { stored, merged };
   }
 
   /** Folds a change the log has just stored as `event` into the read model. */

@@ -151,15 +151,16 @@ export function httpPeer(url: string, options: HttpPeerOptions = {}): SyncPeer {
       )),
     changes: async (vector, changeOptions = {}) => (await post<{ events: SyncEvent[] }>('changes', JSON.stringify({ vector, ...changeOptions }))).events,
     async receive(events, receiveOptions = {}) {
-      const total: ReceiveResult = { received: 0, skipped: 0 };
+      const total: ReceiveResult = { received: 0, skipped: 0, merged: 0 };
       const bodies = receiveBodies(events);
       for (const [i, body] of bodies.entries()) {
         // The sync's word on what the store now holds goes with the last part only.
         const { scope, covered, from } = receiveOptions;
         const options = JSON.stringify({ scope, covered: i === bodies.length - 1 ? covered : undefined, from }).slice(1, -1);
-        const { received, skipped } = await post<ReceiveResult>('receive', options === '' ? body : `${body.slice(0, -1)},${options}}`);
+        const { received, skipped, merged } = await post<ReceiveResult>('receive', options === '' ? body : `${body.slice(0, -1)},${options}}`);
         total.received += received;
         total.skipped += skipped;
+        total.merged += merged;
       }
       return total;
     },

@@ -30,6 +30,11 @@ export interface ReceiveResult {
   received: number;
   /** Events already held, with the same digest: left as they are. */
   skipped: number;
+  /**
+   * Of the events appended, those written apart from versions this store held (concurrently), and so
+   * folded by a merge rule (docs/contract.md §12, "Merge"): a version that lost is marked `conflict` in `history`.
+   */
+  merged: number;
 }
 
 /** What a receive needs besides the batch: its options, and the store's scopes and bookkeeping. */
@@ -124,7 +129,7 @@ export async function receiveEvents(
       }
   }
   const noting = covered !== undefined && Object.keys(covered).length > 0;
-  if (prepared.length === 0 && !noting) return { received: 0, skipped: 0 };
+  if (prepared.length === 0 && !noting) return { received: 0, skipped: 0, merged: 0 };
   // One transaction of the engine's queue: the checks, the batch and the sync's notes, read once and written together.
   return engine.transact(async (tx) => {
     if (tx.receive === undefined || tx.append === undefined) throw new UnavailableError('this store does not sync yet: its backend cannot receive events');
@@ -176,9 +181,10 @@ export async function receiveEvents(
     const incoming = fresh.map(({ change }) => change);
     const summaries = await summariesBeforePurges(tx, incoming);
     let stored: LogEvent[] = [];
+    let merged = 0;
     if (fresh.length > 0) {
       try {
-        stored = await tx.receive(fresh);
+        ({ stored, merged } = await tx.receive(fresh));
       } catch (error) {
         throw concurrent(error, fresh, held[replicaId] ?? 0);
       }
@@ -197,7 +203,7 @@ export async function receiveEvents(
     if (notes.length > 0) await tx.append(notes);
     const folded = fresh.length > 0 && context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : incoming;
     const changes = [...folded, ...marks];
-    return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
+    return { result: { received: fresh.length, skipped, merged }, changes, seqs: stored.map((event) => event.seq) };
   });
 }
 

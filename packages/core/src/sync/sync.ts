@@ -66,6 +66,11 @@ export interface SyncSummary {
   toA: number;
   /** Events `b` received from `a`: `state` events and retention policy changes. */
   toB: number;
+  /**
+   * Of the `state` events received either way, those written apart from versions their receiver held, and so
+   * folded by a merge rule (docs/contract.md §12, "Merge"): each version that lost is marked `conflict` in `history`.
+   */
+  merged: number;
   /** Batches of `state` events received, each one transaction. */
   batches: number;
 }
@@ -117,7 +122,7 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
   let batchSize = options.batchSize ?? SYNC_BATCH;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new ValidationError('batchSize', 'must be a positive integer');
   const scoped = options.scope === undefined ? {} : { scope: syncScope(options.scope) };
-  const summary: SyncSummary = { toA: 0, toB: 0, batches: 0 };
+  const summary: SyncSummary = { toA: 0, toB: 0, merged: 0, batches: 0 };
   options.signal?.throwIfAborted();
   // Policies are few, and merge as a last-writer-wins map: exchanged whole, with the start. A removal names no
   // scope, so, like checkpoints, policies travel only when the whole store does.
@@ -173,8 +178,9 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
         next.catch(() => undefined);
       }
       // The last batch carries the sync's word itself: one receive fewer.
-      const { received } = await to.receive(batch, { ...scoped, covered: final ? covered : own, from: starts });
+      const { received, merged } = await to.receive(batch, { ...scoped, covered: final ? covered : own, from: starts });
       summary[side] += received;
+      summary.merged += merged;
       summary.batches += 1;
       options.onProgress?.({ ...summary });
       if (final) {

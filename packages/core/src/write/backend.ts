@@ -133,9 +133,10 @@ export interface StateWriteTx extends StateLookups {
    * store, each `input` verbatim (payload, schema version, envelope, origin) at the next seq,
    * and folds each `change` (its decoded payload) as a live commit does, after checking it
    * against the fold's rules: a refused one is a `CorruptionError` naming the seq it would
-   * have taken, and nothing of the batch is kept.
+   * have taken, and nothing of the batch is kept. Answers the events stored, and how many of
+   * them were folded as a merge with versions written apart from them (`foldableChange`'s `onMerge`).
    */
-  receive?(batch: readonly ReceivedEvent[]): Awaitable<LogEvent[]>;
+  receive?(batch: readonly ReceivedEvent[]): Awaitable<{ stored: LogEvent[]; merged: number }>;
   /**
    * Optional (a backend that syncs): appends `inputs`, events of streams other than `state` (a receive's
    * `sync` bookkeeping), checked as the log's `append` checks them, in this transaction: they commit with it.

@@ -29,7 +29,7 @@ function lateFirstBatch(to: EventSourcedProvider): SyncPeer {
     async receive(events, options) {
       if (late && events.length > 0) {
         [held, late] = [[events, options], false];
-        return { received: 0, skipped: 0 };
+        return { received: 0, skipped: 0, merged: 0 };
       }
       if (held !== undefined && events.length > 0) {
         const before = await heads(to);
@@ -73,8 +73,9 @@ export const syncOrderChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
       expect([refused.reason, refused.code, refused.origin, refused.originSeq]).toEqual(['order', 'diverged', origin, later[0]!.originSeq]);
       expect(refused.message).toMatch(/nothing was received$/);
       expect(await heads(b), 'nothing written').toEqual(before);
-      expect(await b.receive(earlier, { from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0 });
-      expect(await b.receive(later, { from: { [origin]: earlier[0]!.originSeq } })).toEqual({ received: 1, skipped: 0 });
+      // Each appended apart from b's own turn: folded as merges.
+      expect(await b.receive(earlier, { from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0, merged: 1 });
+      expect(await b.receive(later, { from: { [origin]: earlier[0]!.originSeq } })).toEqual({ received: 1, skipped: 0, merged: 1 });
       await sync(a, b);
       for (const p of [a, b]) expect((await p.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first', 'on a', 'on a, again', 'on b']);
       await expectConverged([a, b]);
@@ -93,8 +94,8 @@ export const syncOrderChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
       const refused = await expectError(() => b.receive(second, { scope, from: { [origin]: first[0]!.originSeq } }), SyncConflictError);
       expect([refused.reason, refused.originSeq]).toEqual(['order', second[0]!.originSeq]);
       expect(await heads(b), 'nothing written').toEqual(before);
-      expect(await b.receive(first, { scope, from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0 });
-      expect(await b.receive(second, { scope, from: { [origin]: first[0]!.originSeq } })).toEqual({ received: 1, skipped: 0 });
+      expect(await b.receive(first, { scope, from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0, merged: 0 });
+      expect(await b.receive(second, { scope, from: { [origin]: first[0]!.originSeq } })).toEqual({ received: 1, skipped: 0, merged: 0 });
       expect((await b.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['hello']);
     }),
 
@@ -115,10 +116,10 @@ export const syncOrderChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         const refused = await expectError(() => to.receive(later, { from: { [origin]: earlier[1]!.originSeq } }), SyncConflictError);
         expect([refused.reason, refused.origin, refused.originSeq]).toEqual(['order', origin, later[0]!.originSeq]);
         expect(await heads(to), 'nothing written').toEqual(before);
-        expect(await to.receive(earlier, { from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 1 });
+        expect(await to.receive(earlier, { from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 1, merged: 0 });
         // What the earlier batch reached is kept in the log: a store opened again (a server restarted) takes the next batch.
         const b = env.eventSourced(await env.reopen(to));
-        expect(await b.receive(later, { from: { [origin]: earlier[1]!.originSeq } })).toEqual({ received: 1, skipped: 0 });
+        expect(await b.receive(later, { from: { [origin]: earlier[1]!.originSeq } })).toEqual({ received: 1, skipped: 0, merged: 0 });
         expect((await b.memory.get(globex.id)).content).toBe('second');
         await sync(a, b);
         await expectConverged([a, b]);
@@ -136,8 +137,8 @@ export const syncOrderChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         const ahead = await expectError(() => b.receive(second, { from: { [origin]: first[0]!.originSeq } }), SyncConflictError);
         expect([ahead.reason, ahead.originSeq]).toEqual(['order', second[0]!.originSeq]);
         expect(await heads(b), 'nothing written').toEqual(untouched);
-        expect(await b.receive(first, { from: { [origin]: now[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0 });
-        expect(await b.receive(second, { from: { [origin]: first[0]!.originSeq } })).toEqual({ received: 1, skipped: 0 });
+        expect(await b.receive(first, { from: { [origin]: now[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0, merged: 0 });
+        expect(await b.receive(second, { from: { [origin]: first[0]!.originSeq } })).toEqual({ received: 1, skipped: 0, merged: 0 });
         await sync(a, b);
         await expectConverged([a, b]);
       }),

@@ -23,15 +23,15 @@ export const syncRetentionChecks: ProviderCheck[] = checks(['eventSourced', 'syn
     const fresh = await a.sessions.create({ title: 'fresh', scope: ['acme'] });
     await sync(a, b);
     const policy = await a.retention.set({ record: 'session', scope: ['acme'], maxAge: '30d' });
-    expect(await sync(a, b)).toEqual({ toA: 0, toB: 1, batches: 0 });
+    expect(await sync(a, b)).toEqual({ toA: 0, toB: 1, merged: 0, batches: 0 });
     expect(await b.retention.list()).toEqual([policy]);
     await expectError(() => b.sessions.get(idle.id), NotFoundError);
     expect((await b.sessions.get(fresh.id)).title).toBe('fresh');
     const heads = await policyHeads([a, b]);
-    expect(await sync(b, a)).toEqual({ toA: 0, toB: 0, batches: 0 });
+    expect(await sync(b, a)).toEqual({ toA: 0, toB: 0, merged: 0, batches: 0 });
     expect(await policyHeads([a, b])).toEqual(heads);
     await b.retention.remove(policy.id);
-    expect(await sync(a, b)).toEqual({ toA: 1, toB: 0, batches: 0 });
+    expect(await sync(a, b)).toEqual({ toA: 1, toB: 0, merged: 0, batches: 0 });
     expect(await a.retention.list()).toEqual([]);
     expect((await a.sessions.get(idle.id)).title).toBe('idle since 2020');
     await expectSamePolicies(env, [a, b]);
@@ -46,7 +46,7 @@ export const syncRetentionChecks: ProviderCheck[] = checks(['eventSourced', 'syn
       // Written later, but with earlier HLCs: they lose on both stores.
       await b.retention.set({ id: 'scratch', record: 'memory', maxAge: '2d' });
       await b.retention.set({ id: 'drafts', record: 'memory', maxAge: '3d' });
-      expect(await sync(b, a)).toEqual({ toA: 2, toB: 0, batches: 0 });
+      expect(await sync(b, a)).toEqual({ toA: 2, toB: 0, merged: 0, batches: 0 });
       expect(await b.retention.list()).toEqual([ahead]);
       await expectSamePolicies(env, [a, b]);
       // Set on the store that is behind, after it saw the other's changes: later than them.

@@ -203,7 +203,7 @@ async function receiveTwice(from: EventSourcedProvider, to: EventSourcedProvider
   if (from === to) return;
   const batch = await from.changes(await to.vector(), { limit });
   await to.receive(batch);
-  expect(await to.receive(batch), 'a batch received again').toEqual({ received: 0, skipped: batch.length });
+  expect(await to.receive(batch), 'a batch received again').toEqual({ received: 0, skipped: batch.length, merged: 0 });
 }
 
 /** The stable order of turns by (HLC, writer): the turns of one replaced suffix share both and keep their order. */
@@ -228,11 +228,11 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     await work(a, 'laptop', 'laptop');
     await work(b, 'server', 'server');
     const [aHead, bHead] = await heads([a, b]);
-    expect(await sync(a, b, { batchSize: 3 })).toEqual({ toA: bHead, toB: aHead, batches: Math.ceil(aHead! / 3) + Math.ceil(bHead! / 3) });
+    expect(await sync(a, b, { batchSize: 3 })).toEqual({ toA: bHead, toB: aHead, merged: 0, batches: Math.ceil(aHead! / 3) + Math.ceil(bHead! / 3) });
     await expectConverged([a, b]);
     expect((await a.memory.getByKey('fact', { scope: ['server'] })).content).toBe('server fact, revised');
     const after = await heads([a, b]);
-    expect(await sync(b, a)).toEqual({ toA: 0, toB: 0, batches: 0 });
+    expect(await sync(b, a)).toEqual({ toA: 0, toB: 0, merged: 0, batches: 0 });
     expect(await heads([a, b])).toEqual(after);
     // Received events keep their origin and place; each store's own carry none.
     const [replicaA, replicaB] = [await a.replicaId(), await b.replicaId()];
@@ -256,12 +256,12 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     expect(reason).toBe('cut');
     expect(await heads([a, b])).toEqual([aHead! + 4, bHead]);
     // One batch by hand, as a resumed sync would take it, then the rest.
-    expect(await b.receive(await a.changes(await b.vector(), { limit: 1 }))).toEqual({ received: 1, skipped: 0 });
+    expect(await b.receive(await a.changes(await b.vector(), { limit: 1 }))).toEqual({ received: 1, skipped: 0, merged: 0 });
     expect(await sync(a, b, { batchSize: 5 })).toMatchObject({ toA: bHead! - 4, toB: aHead! - 1 });
     expect(await heads([a, b])).toEqual([aHead! + bHead!, aHead! + bHead!]);
     await expectConverged([a, b]);
     // A batch received again is skipped whole.
-    expect(await a.receive(await b.changes({}))).toEqual({ received: 0, skipped: aHead! + bHead! });
+    expect(await a.receive(await b.changes({}))).toEqual({ received: 0, skipped: aHead! + bHead!, merged: 0 });
   }),
 
   'Y3 a forged batch (a bad digest, a replaced event, a copy of the store) is refused whole and writes nothing': pairs(async (a, b) => {
@@ -345,7 +345,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     await a.purge({ matching: 'quartzite', reason: 'request of the owner' });
     // Copies from before the purge are the same events as the rewritten ones: skipped, nothing written.
     const head = await a.log.head(STATE_STREAM);
-    expect(await a.receive(intact)).toEqual({ received: 0, skipped: intact.length });
+    expect(await a.receive(intact)).toEqual({ received: 0, skipped: intact.length, merged: 0 });
     expect(await a.log.head(STATE_STREAM)).toBe(head);
     await sync(a, b);
     await expectError(() => b.memory.get(item.id), NotFoundError);
@@ -387,7 +387,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     );
   }),
 
-  'Y9 concurrent updates of one memory item merge into the later version by (HLC, writer) on both stores, syncVersion counting the versions held; the loser stays in history, marked as a conflict':
+  'Y9 concurrent updates of one memory item merge into the later version by (HLC, writer) on both stores, syncVersion counting the versions held; the sync counts the merges; the loser stays in history, marked as a conflict':
     clockedPairs(async (a, b, [onA, onB]) => {
       const item = await a.memory.write({ content: 'shared fact', metadata: { by: 'a' } });
       await sync(a, b);
@@ -397,7 +397,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       onB.advance(1_000);
       await b.memory.update(item.id, { content: 'changed on b' });
       const fromA = await a.memory.update(item.id, { content: 'changed on a', metadata: { by: 'a, again' } });
-      await sync(a, b);
+      // Each store took the other's version as a merge: counted once on each side.
+      expect(await sync(a, b), 'the summary').toEqual({ toA: 1, toB: 1, merged: 2, batches: 2 });
       for (const p of [a, b]) {
         expect(await p.memory.getAny(item.id), 'the merged item').toEqual({ ...fromA, syncVersion: 3 });
         const view = await p.at({ seq: await p.log.head(STATE_STREAM) });
