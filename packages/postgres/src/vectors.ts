@@ -57,7 +57,7 @@ export async function chooseVectorIndex(db: Database, choice: VectorIndexChoice 
     const available = await db.rows(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
     if (available.length === 0) return { kind: 'exact' };
     try {
-      await db.rows('CREATE EXTENSION IF NOT EXISTS vector');
+      await db.script('CREATE EXTENSION IF NOT EXISTS vector');
     } catch {
       // Not allowed to create it (or another process raced us and failed): fall back, or use the winner's.
     }
