@@ -122,6 +122,13 @@ function inline([text, values = []]: Statement): string {
   return values.length === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]));
 }
 
+/**
+ * A statement that has the statements after it in its transaction (or pipeline, outside one) planned for their
+ * values on every run, though prepared: a search whose best plan depends on them (how many rows a `tsquery`
+ * matches, a limit), which the generic plan the server may pick after a prepared statement's fifth run cannot see.
+ */
+export const PLAN_EACH_RUN: Statement = ["SELECT set_config('plan_cache_mode', 'force_custom_plan', true)"];
+
 /** Statements that may wait at most, before they go by themselves. */
 const MAX_WAITING = 64;
 
@@ -162,6 +169,8 @@ function replanned(error: unknown): boolean {
  * per read or write. A query of `*` stays unnamed: a prepared statement's columns
  * may not change under it, as another process's upgrade of a table would
  * (one whose named columns changed type fails once: {@link replanned}).
+ * Every text names its schema, so a connection's `search_path` cannot
+ * change what a prepared name means.
  * Each text is one statement. Answers a result per statement.
  */
 class Pipeline extends pg.Query {

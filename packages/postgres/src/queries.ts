@@ -22,13 +22,18 @@ import {
   turnWhere,
   verifiedPages as corePages,
 } from '@agentstate/core/backend';
-import type { Database, Sql } from './database.js';
+import { type Database, PLAN_EACH_RUN, type Sql } from './database.js';
 import { lexicalCandidate, tsQuery } from './lexical.js';
 import { onAlias, tableLookups } from './lookups.js';
 import { postgresDialect } from './metadata.js';
 
 /** What a lexical search of a table reads of its query. */
 type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | 'after'>;
+
+/** The rows of a search's statement, planned for its values ({@link PLAN_EACH_RUN}). */
+async function searchRows<R>(sql: Sql, text: string, values: readonly unknown[]): Promise<R[]> {
+  return (await sql.batch([PLAN_EACH_RUN, [text, values]]))[1] as R[];
+}
 
 /**
  * Runs a candidate query (without its `LIMIT`) page by page, keeping rows
@@ -37,7 +42,7 @@ type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | '
 async function verifiedPages<R>(sql: Sql, query: { text: string; params: Params }, limit: number, keep: (row: R) => boolean): Promise<R[]> {
   const values = query.params.values;
   const text = `${query.text} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`;
-  return corePages((l, o) => sql.rows<R>(text, [...values, l < 0 ? null : l, o]), limit, keep);
+  return corePages((l, o) => searchRows<R>(sql, text, [...values, l < 0 ? null : l, o]), limit, keep);
 }
 
 /**
@@ -67,7 +72,8 @@ async function windowMatches<R>(
 ): Promise<R[] | undefined> {
   // The window holds only what the full-text check needs; full rows are read for its candidates only.
   // No `*`, so the statement is prepared (`Pipeline`).
-  const rows = await db.rows<R & { window_rows: number }>(
+  const rows = await searchRows<R & { window_rows: number }>(
+    db,
     `WITH w AS MATERIALIZED (SELECT r.n, r.search, r.deleted FROM ${db.t(table)} r WHERE ${rest} ORDER BY ${order} LIMIT ${ORDER_WINDOW})
      SELECT ${columns}, (SELECT count(w.n) FROM w) AS window_rows FROM w JOIN ${db.t(table)} r ON r.n = w.n WHERE ${lexicalCandidate('w', tsquery)} ORDER BY ${order}`,
     p.values,
@@ -125,7 +131,8 @@ async function searchByRelevance<R extends { id: string; sync_version: number },
   const match = query.match ?? 'all';
   const tieBreak = (a: Candidate, b: Candidate) => (compareStrings(a.sort, b.sort) || compareStrings(a.id, b.id)) * shape.direction;
   const search = async (sql: Sql): Promise<Scored<T>[] | undefined> => {
-    const rows = await sql.rows<Record<string, unknown> & Candidate>(
+    const rows = await searchRows<Record<string, unknown> & Candidate>(
+      sql,
       `SELECT r.id, r.sync_version, ${shape.candidateColumns} FROM ${db.t(table)} r WHERE ${where}`,
       p.values,
     );

@@ -306,6 +306,33 @@ describe('reads outside a transaction', () => {
       await close();
     }
   });
+
+  it('plan a lexical search for its values on every run, though prepared: never the generic plan the server picks for other reads after their fifth', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const p = await openPostgres(pool, { schema });
+    try {
+      await provider.memory.writeMany(Array.from({ length: 20 }, (_, i) => ({ content: `dark mode ${i}` })));
+      for (let run = 0; run < 8; run += 1) {
+        await p.memory.recall({ query: 'dark', limit: 3 });
+        await p.sessions.list();
+      }
+      const plans = async (start: string) =>
+        (
+          await pool.query<{ generic: number; custom: number }>(
+            'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE starts_with(statement, $1)',
+            [start],
+          )
+        ).rows;
+      expect(await plans('WITH w AS MATERIALIZED')).toEqual([{ generic: 0, custom: 8 }]);
+      // The session list, whose plan its values do not change, is planned once for all.
+      expect((await plans(`SELECT id, title`))[0]!.generic).toBeGreaterThan(0);
+    } finally {
+      await p.close();
+      await pool.end();
+      await close();
+    }
+  });
 });
 
 describe('a received batch', () => {
