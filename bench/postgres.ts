@@ -29,12 +29,11 @@
  * BENCH_PG_KEEP=1 leaves the recall schema and the server up, for EXPLAIN.
  */
 import { performance } from 'node:perf_hooks';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { ManualClock, seededEntropy } from '@agentstate/core';
 import type { Embedder } from '@agentstate/core';
 import { openPostgres } from '@agentstate/postgres';
+import { createPglite, pglitePool } from '../packages/postgres/test/pglite-pool.js';
 import { dropSchema, fastUrl, startServer } from './pg-server.js';
 import { benchWriters } from './pg-writers.js';
 import { fmt, percentile, printTable, timeMs } from './table.js';
@@ -270,48 +269,10 @@ async function benchRecalls(url: string): Promise<void> {
   );
 }
 
-/** The parser options that give PGlite's int8 and numeric as numbers, as the provider expects. */
-const parsers = { 20: Number, 1700: Number };
-
-/** PGlite behind the few `pg.Pool` methods the provider uses (as packages/postgres/test/pglite-pool.ts). */
-function pglitePool(db: PGlite): pg.Pool {
-  let tail = Promise.resolve();
-  const acquire = (): Promise<() => void> => {
-    let release!: () => void;
-    const previous = tail;
-    tail = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    return previous.then(() => release);
-  };
-  const query = async (config: { text: string; values?: unknown[] }) => {
-    const values = config.values ?? [];
-    if (values.length === 0) return { rows: (await db.exec(config.text, { parsers })).at(-1)?.rows ?? [] };
-    return { rows: (await db.query(config.text, values, { parsers })).rows };
-  };
-  const pool = {
-    async query(config: { text: string; values?: unknown[] }) {
-      const release = await acquire();
-      try {
-        return await query(config);
-      } finally {
-        release();
-      }
-    },
-    async connect() {
-      const release = await acquire();
-      return { query, release: () => release() };
-    },
-    async end() {},
-    on: () => pool,
-  };
-  return pool as unknown as pg.Pool;
-}
-
 /** Copies the server's memory items and their vectors into PGlite (pgvector), then times hybrid recall there. */
 async function benchPgvector(url: string, source: string, corpus: Corpus): Promise<void> {
   const createMs = performance.now();
-  const lite = await PGlite.create({ extensions: { vector } });
+  const lite = await createPglite();
   const embedder = hashedEmbedder(100);
   const schema = 'bench';
   // Opening creates the tables and the extension; the copied rows need no folding (the log stays empty).

@@ -53,14 +53,14 @@ export async function compactSchema(db: Database): Promise<PostgresCompactResult
   // One statement per table (VACUUM runs outside a transaction): a table is locked only while it is rewritten.
   for (const { name, owned } of tables) {
     if (!owned) continue;
-    await db.rows(`VACUUM (FULL) ${db.t(`"${name}"`)}`);
+    await db.script(`VACUUM (FULL) ${db.t(`"${name}"`)}`);
     done.push(name);
   }
   let walSwitched = true;
   try {
-    await db.rows('CHECKPOINT');
-    await db.rows('SELECT pg_switch_wal()');
-    await db.rows('CHECKPOINT');
+    await db.script('CHECKPOINT');
+    await db.script('SELECT pg_switch_wal()');
+    await db.script('CHECKPOINT');
   } catch (error) {
     if (!(error instanceof ServerStorageError && error.sqlState === INSUFFICIENT_PRIVILEGE)) throw error;
     walSwitched = false;

@@ -1,6 +1,8 @@
 /**
  * The connection layer: a `pg` pool (given, or made from a URL), the schema
- * every statement names, and transactions. Every query parses int8 and
+ * every statement names, and transactions. Statements, in a transaction or
+ * not, go in pipelines of statements each connection prepares once
+ * ({@link Pipeline}); scripts go as they are. Every query parses int8 and
  * numeric columns as JavaScript numbers through per-query type parsers, so
  * a pool the application shares is never reconfigured.
  */
@@ -120,6 +122,13 @@ function inline([text, values = []]: Statement): string {
   return values.length === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]));
 }
 
+/**
+ * A statement that has the statements after it in its transaction (or pipeline, outside one) planned for their
+ * values on every run, though prepared: a search whose best plan depends on them (how many rows a `tsquery`
+ * matches, a limit), which the generic plan the server may pick after a prepared statement's fifth run cannot see.
+ */
+export const PLAN_EACH_RUN: Statement = ["SELECT set_config('plan_cache_mode', 'force_custom_plan', true)"];
+
 /** Statements that may wait at most, before they go by themselves. */
 const MAX_WAITING = 64;
 
@@ -142,12 +151,26 @@ interface QueryInternals {
 }
 
 /**
+ * Whether `error` is the server's refusal of a statement prepared before whose result's columns changed under it
+ * (`cached plan must not change result type`: another process made a table again with other column types). The
+ * statement fails so on its connection until it is prepared again. A table dropped and made again with the same
+ * columns needs nothing: the server plans the statement again by its names.
+ */
+function replanned(error: unknown): boolean {
+  const { code, routine } = (error ?? {}) as { code?: unknown; routine?: unknown };
+  return code === '0A000' && routine === 'RevalidateCachedQuery';
+}
+
+/**
  * Statements sent in one round trip as a pipeline of the extended protocol:
  * each bound to its values and executed, then one Sync. The values never
  * go into the text (so neither side escapes nor lexes them), and a text is
  * parsed once per connection under a name: the server plans it once, not
- * per write. A query of `*` stays unnamed: a prepared statement's columns
- * may not change under it, as another process's upgrade of a table would.
+ * per read or write. A query of `*` stays unnamed: a prepared statement's columns
+ * may not change under it, as another process's upgrade of a table would
+ * (one whose named columns changed type fails once: {@link replanned}).
+ * Every text names its schema, so a connection's `search_path` cannot
+ * change what a prepared name means.
  * Each text is one statement. Answers a result per statement.
  */
 class Pipeline extends pg.Query {
@@ -194,7 +217,11 @@ class Pipeline extends pg.Query {
 
   handleError(error: unknown, connection: pg.Connection): void {
     const prepared = this.#prepared;
-    if (prepared !== undefined && this.#parsed.length > 0) {
+    if (prepared !== undefined && replanned(error)) {
+      // The change that made one statement stale may have made others so: the connection prepares each again.
+      prepared.close.push(...prepared.names.values());
+      prepared.names.clear();
+    } else if (prepared !== undefined && this.#parsed.length > 0) {
       for (const [text, name] of prepared.names) if (this.#parsed.includes(name)) prepared.names.delete(text);
       prepared.close.push(...this.#parsed);
     }
@@ -305,13 +332,53 @@ export class Database implements Sql {
     await this.rows(text, values);
   }
 
+  /**
+   * Sends `statements` on a client of the pool as one {@link Pipeline}, so
+   * that a read outside a transaction is planned once per connection too; a
+   * batch of several runs in one implicit transaction, as one simple query
+   * of them did. A statement stale on that connection ({@link replanned}) is
+   * prepared again and the batch sent again: its failure changed nothing.
+   */
   batch(statements: readonly Statement[]): Promise<unknown[][]> {
-    if (this.#closed) return Promise.reject(new ClosedError('the PostgreSQL provider is closed'));
-    this.sent += statements.length;
-    const sent = statements.length === 1 ? results(this.pool, statements[0]![0], statements[0]![1]) : results(this.pool, statements.map(inline).join(';\n'));
-    return sent.catch((error: unknown) => {
-      throw mapPgError(error);
+    return this.#withClient((client) => {
+      this.sent += statements.length;
+      return pipelined(client, statements).catch((error: unknown) => (replanned(error) ? pipelined(client, statements) : Promise.reject(error)));
     });
+  }
+
+  /**
+   * Sends `text` as it is, without parameters, in one simple query: several
+   * statements (in one implicit transaction), or one that is no plan to keep
+   * or that a pipeline cannot take (`VACUUM`, `CHECKPOINT`, DDL).
+   */
+  async script(text: string): Promise<void> {
+    await this.#withClient((client) => results(client, text));
+  }
+
+  /**
+   * Runs `fn` on a client of the pool, given back to it after, or ended when
+   * its connection broke (or when `fn` calls `broke`). Driver errors become
+   * typed errors.
+   */
+  async #withClient<T>(fn: (client: pg.PoolClient, broke: () => void) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new ClosedError('the PostgreSQL provider is closed');
+    const client = await this.pool.connect().catch((error: unknown) => Promise.reject(mapPgError(error)));
+    let broken = false;
+    // A checked-out client has no listener of the pool's: a connection cut while `fn` runs would be an
+    // unhandled 'error' event, ending the process. The statement in flight, or the next, fails with the
+    // cause instead, and the client is not reused.
+    const broke = (): void => {
+      broken = true;
+    };
+    client.on('error', broke);
+    try {
+      return await fn(client, broke);
+    } catch (error) {
+      throw mapPgError(error);
+    } finally {
+      client.removeListener('error', broke);
+      client.release(broken);
+    }
   }
 
   /**
@@ -324,62 +391,46 @@ export class Database implements Sql {
    * goes with the `COMMIT`. When `wakes` says, once `fn` resolved, that the
    * transaction appended, its commit wakes the subscribers ({@link announce}).
    */
-  async transaction<T>(fn: (sql: Sql) => Promise<T>, begin: string | readonly string[] = 'BEGIN', lazy = false, wakes?: () => boolean): Promise<T> {
-    if (this.#closed) throw new ClosedError('the PostgreSQL provider is closed');
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw mapPgError(error);
-    }
-    let broken = false;
-    // A checked-out client has no listener of the pool's: a connection cut while the transaction runs
-    // would be an unhandled 'error' event, ending the process. The statement in flight, or the next,
-    // fails with the cause instead, and the client is not reused.
-    const onError = (): void => {
-      broken = true;
-    };
-    client.on('error', onError);
-    // A failed opening may leave a session-level lock of its own (see `beginQuiescentRead`): that client is not reused.
-    let begun = false;
-    const opening = typeof begin === 'string' ? [begin] : begin;
-    const sql = new TransactionSql(client, lazy ? opening : undefined);
-    try {
-      if (!lazy) for (const text of opening) await run(client, text);
-      begun = true;
-      const result = await fn(sql);
-      if (wakes?.() !== true) await sql.rows('COMMIT');
-      else if (this.#closed || performance.now() - this.#lastWake < ANNOUNCE_INTERVAL_MS) {
-        await sql.rows('COMMIT');
-        this.announce();
-      } else {
-        // The wake-up goes in the COMMIT's round trip, after it: it runs in an implicit transaction of its own.
-        // One owed for earlier commits rides along; should this commit fail, it is still owed.
-        const owed = this.#owed;
-        this.#woke();
-        try {
-          await sql.batch([['COMMIT'], [this.#wake, [this.schema]]]);
-        } catch (error) {
-          if (owed) this.#owe();
-          throw error;
+  transaction<T>(fn: (sql: Sql) => Promise<T>, begin: string | readonly string[] = 'BEGIN', lazy = false, wakes?: () => boolean): Promise<T> {
+    return this.#withClient(async (client, broke) => {
+      // A failed opening may leave a session-level lock of its own (see `beginQuiescentRead`): that client is not reused.
+      let begun = false;
+      const opening = typeof begin === 'string' ? [begin] : begin;
+      const sql = new TransactionSql(client, lazy ? opening : undefined);
+      try {
+        if (!lazy) for (const text of opening) await run(client, text);
+        begun = true;
+        const result = await fn(sql);
+        if (wakes?.() !== true) await sql.rows('COMMIT');
+        else if (this.#closed || performance.now() - this.#lastWake < ANNOUNCE_INTERVAL_MS) {
+          await sql.rows('COMMIT');
+          this.announce();
+        } else {
+          // The wake-up goes in the COMMIT's round trip, after it: it runs in an implicit transaction of its own.
+          // One owed for earlier commits rides along; should this commit fail, it is still owed.
+          const owed = this.#owed;
+          this.#woke();
+          try {
+            await sql.batch([['COMMIT'], [this.#wake, [this.schema]]]);
+          } catch (error) {
+            if (owed) this.#owe();
+            throw error;
+          }
         }
-      }
-      return result;
-    } catch (error) {
-      if (!begun) broken = true;
-      if (sql.started) {
-        try {
-          await run(client, 'ROLLBACK');
-        } catch {
-          // The connection is gone: the server rolls back by itself; the client must not be reused.
-          broken = true;
+        return result;
+      } catch (error) {
+        if (!begun) broke();
+        if (sql.started) {
+          try {
+            await run(client, 'ROLLBACK');
+          } catch {
+            // The connection is gone: the server rolls back by itself; the client must not be reused.
+            broke();
+          }
         }
+        throw error;
       }
-      throw mapPgError(error);
-    } finally {
-      client.removeListener('error', onError);
-      client.release(broken);
-    }
+    });
   }
 
   /**

@@ -48,6 +48,13 @@ export interface HeldById {
   lastTurn: Map<string, number>;
 }
 
+/** `columns` (a list of a row codec's) read from alias `alias`: `r.id, r.title, …`, which, unlike `r.*`, a connection prepares. */
+export const onAlias = (alias: string, columns: string): string =>
+  columns
+    .split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
+
 /** The table and row reader of each kind {@link TableLookups.byIds} reads. */
 const BY_ID = {
   session: ['sessions', rowCodec.sessionFromRow, rowCodec.SESSION_COLUMNS],
@@ -134,9 +141,7 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
     recordEvents: async (id) =>
       (
         await sql.rows<EventRow & { indexed_seq: number }>(
-          `SELECT r.seq AS indexed_seq, ${EVENT_COLUMNS.split(', ')
-            .map((column) => `e.${column}`)
-            .join(', ')} FROM ${db.t('record_events')} r LEFT JOIN ${db.t('events')} e ON e.stream = $2 AND e.seq = r.seq
+          `SELECT r.seq AS indexed_seq, ${onAlias('e', EVENT_COLUMNS)} FROM ${db.t('record_events')} r LEFT JOIN ${db.t('events')} e ON e.stream = $2 AND e.seq = r.seq
             WHERE r.record_id = $1 ORDER BY r.seq`,
           [id, STATE_STREAM],
         )

@@ -22,13 +22,18 @@ import {
   turnWhere,
   verifiedPages as corePages,
 } from '@agentstate/core/backend';
-import type { Database, Sql } from './database.js';
+import { type Database, PLAN_EACH_RUN, type Sql } from './database.js';
 import { lexicalCandidate, tsQuery } from './lexical.js';
-import { tableLookups } from './lookups.js';
+import { onAlias, tableLookups } from './lookups.js';
 import { postgresDialect } from './metadata.js';
 
 /** What a lexical search of a table reads of its query. */
 type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | 'after'>;
+
+/** The rows of a search's statement, planned for its values ({@link PLAN_EACH_RUN}). */
+async function searchRows<R>(sql: Sql, text: string, values: readonly unknown[]): Promise<R[]> {
+  return (await sql.batch([PLAN_EACH_RUN, [text, values]]))[1] as R[];
+}
 
 /**
  * Runs a candidate query (without its `LIMIT`) page by page, keeping rows
@@ -37,7 +42,7 @@ type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | '
 async function verifiedPages<R>(sql: Sql, query: { text: string; params: Params }, limit: number, keep: (row: R) => boolean): Promise<R[]> {
   const values = query.params.values;
   const text = `${query.text} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`;
-  return corePages((l, o) => sql.rows<R>(text, [...values, l < 0 ? null : l, o]), limit, keep);
+  return corePages((l, o) => searchRows<R>(sql, text, [...values, l < 0 ? null : l, o]), limit, keep);
 }
 
 /**
@@ -58,7 +63,7 @@ const ORDER_WINDOW = 1_000;
 async function windowMatches<R>(
   db: Database,
   table: string,
-  order: string,
+  { order, columns }: Pick<TableShape<R, unknown>, 'order' | 'columns'>,
   rest: string,
   tsquery: string,
   p: Params,
@@ -66,9 +71,11 @@ async function windowMatches<R>(
   keep: (row: R) => boolean,
 ): Promise<R[] | undefined> {
   // The window holds only what the full-text check needs; full rows are read for its candidates only.
-  const rows = await db.rows<R & { window_rows: number }>(
+  // No `*`, so the statement is prepared (`Pipeline`).
+  const rows = await searchRows<R & { window_rows: number }>(
+    db,
     `WITH w AS MATERIALIZED (SELECT r.n, r.search, r.deleted FROM ${db.t(table)} r WHERE ${rest} ORDER BY ${order} LIMIT ${ORDER_WINDOW})
-     SELECT r.*, (SELECT count(*) FROM w) AS window_rows FROM w JOIN ${db.t(table)} r ON r.n = w.n WHERE ${lexicalCandidate('w', tsquery)} ORDER BY ${order}`,
+     SELECT ${columns}, (SELECT count(w.n) FROM w) AS window_rows FROM w JOIN ${db.t(table)} r ON r.n = w.n WHERE ${lexicalCandidate('w', tsquery)} ORDER BY ${order}`,
     p.values,
   );
   const kept: R[] = [];
@@ -92,6 +99,8 @@ interface Candidate {
 
 /** How a table is searched: its order in SQL and in JavaScript, and how its rows become records and searchable text. */
 interface TableShape<R, T> {
+  /** The columns of its rows, on alias `r`. */
+  columns: string;
   order: string;
   keyset: string;
   direction: 1 | -1;
@@ -122,7 +131,8 @@ async function searchByRelevance<R extends { id: string; sync_version: number },
   const match = query.match ?? 'all';
   const tieBreak = (a: Candidate, b: Candidate) => (compareStrings(a.sort, b.sort) || compareStrings(a.id, b.id)) * shape.direction;
   const search = async (sql: Sql): Promise<Scored<T>[] | undefined> => {
-    const rows = await sql.rows<Record<string, unknown> & Candidate>(
+    const rows = await searchRows<Record<string, unknown> & Candidate>(
+      sql,
       `SELECT r.id, r.sync_version, ${shape.candidateColumns} FROM ${db.t(table)} r WHERE ${where}`,
       p.values,
     );
@@ -136,7 +146,10 @@ async function searchByRelevance<R extends { id: string; sync_version: number },
     const page = query.limit > 0 ? ranked.slice(0, query.limit) : ranked;
     if (page.length === 0) return [];
     const full = new Map(
-      (await sql.rows<R>(`SELECT r.* FROM ${db.t(table)} r WHERE r.id = ANY($1::text[])`, [page.map((h) => h.record.id)])).map((row) => [row.id, row]),
+      (await sql.rows<R>(`SELECT ${shape.columns} FROM ${db.t(table)} r WHERE r.id = ANY($1::text[])`, [page.map((h) => h.record.id)])).map((row) => [
+        row.id,
+        row,
+      ]),
     );
     const out: Scored<T>[] = [];
     for (const hit of page) {
@@ -170,10 +183,11 @@ async function searchTable<R extends { id: string; sync_version: number }, T>(
   const keyset = query.after === undefined ? '' : ` AND ${shape.keyset.replace('$sort', p.add(query.after.sort)).replace('$id', p.add(query.after.id))}`;
   const keep = (row: R) => matchesTokensOf(query.tokens, shape.text(shape.fromRow(row)), match);
   const windowed =
-    tsquery === undefined || query.limit <= 0 ? undefined : await windowMatches<R>(db, table, shape.order, rest + keyset, tsquery, p, query.limit, keep);
+    tsquery === undefined || query.limit <= 0 ? undefined : await windowMatches<R>(db, table, shape, rest + keyset, tsquery, p, query.limit, keep);
   const all = `${rest}${lexical === undefined ? '' : ` AND ${lexical}`}${keyset}`;
   const rows =
-    windowed ?? (await verifiedPages<R>(db, { text: `SELECT r.* FROM ${db.t(table)} r WHERE ${all} ORDER BY ${shape.order}`, params: p }, query.limit, keep));
+    windowed ??
+    (await verifiedPages<R>(db, { text: `SELECT ${shape.columns} FROM ${db.t(table)} r WHERE ${all} ORDER BY ${shape.order}`, params: p }, query.limit, keep));
   return rows.map((row) => ({ record: shape.fromRow(row), score: 1 }));
 }
 
@@ -224,6 +238,7 @@ export function postgresQueries(db: Database): StateQueries {
         'skills',
         query,
         {
+          columns: onAlias('r', rowCodec.SKILL_COLUMNS),
           order: 'r.slug, r.id',
           keyset: '(r.slug, r.id) > ($sort, $id)',
           direction: 1,
@@ -246,7 +261,7 @@ export function postgresQueries(db: Database): StateQueries {
 
     searchMemory: async (query: LexicalQuery & MemoryFilter) => {
       if (matchesNoScope(query) || query.kinds?.length === 0) return [];
-      return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, newestFirst(rowCodec.memoryFromRow), records(query));
+      return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, newestFirst(rowCodec.memoryFromRow, rowCodec.MEMORY_COLUMNS), records(query));
     },
 
     turns: async (sessionId, { afterSeq, limit }) =>
@@ -271,14 +286,17 @@ export function postgresQueries(db: Database): StateQueries {
 
     searchTurns: async (query: TurnQuery) => {
       if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
-      return searchTable<rowCodec.TurnRow, Turn>(db, 'turns', query, newestFirst(rowCodec.turnFromRow), (p) => turnWhere(d, p, query, 'r'));
+      return searchTable<rowCodec.TurnRow, Turn>(db, 'turns', query, newestFirst(rowCodec.turnFromRow, rowCodec.TURN_COLUMNS), (p) =>
+        turnWhere(d, p, query, 'r'),
+      );
     },
   };
 }
 
-/** The shape of a table searched newest first whose searchable text is its `content`. */
-function newestFirst<R extends { id: string; sync_version: number }, T extends { content: string }>(fromRow: (row: R) => T): TableShape<R, T> {
+/** The shape of a table of `columns` searched newest first whose searchable text is its `content`. */
+function newestFirst<R extends { id: string; sync_version: number }, T extends { content: string }>(fromRow: (row: R) => T, columns: string): TableShape<R, T> {
   return {
+    columns: onAlias('r', columns),
     order: 'r.created_at DESC, r.id DESC',
     keyset: '(r.created_at, r.id) < ($sort, $id)',
     direction: -1,

@@ -19,6 +19,7 @@ import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, SqlDialect, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
 import { matchesNoScope, nearestFirst, Params, recordFilter, rowCodec, turnWhere } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
+import { onAlias } from './lookups.js';
 import { beginWriting } from './writers-lock.js';
 import { postgresDialect } from './metadata.js';
 
@@ -26,6 +27,8 @@ import { postgresDialect } from './metadata.js';
 interface Target<R, Q> {
   name: 'memory' | 'turn';
   table: 'memory' | 'turns';
+  /** The columns of its rows, on alias `r` (not `r.*`: a connection prepares the reads). */
+  columns: string;
   /** The condition of the records the target embeds, on alias `r`. */
   live(d: SqlDialect, p: Params): string;
   /** The condition of a query's filter, on alias `r` (`undefined`: nothing can match). */
@@ -54,7 +57,7 @@ export async function chooseVectorIndex(db: Database, choice: VectorIndexChoice 
     const available = await db.rows(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
     if (available.length === 0) return { kind: 'exact' };
     try {
-      await db.rows('CREATE EXTENSION IF NOT EXISTS vector');
+      await db.script('CREATE EXTENSION IF NOT EXISTS vector');
     } catch {
       // Not allowed to create it (or another process raced us and failed): fall back, or use the winner's.
     }
@@ -112,7 +115,7 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
     const p = new Params();
     const live = this.target.live(this.#dialect, p);
     const rows = await this.db.rows<never>(
-      `SELECT r.* FROM ${this.db.t(this.target.table)} r WHERE ${live} AND NOT EXISTS (
+      `SELECT ${this.target.columns} FROM ${this.db.t(this.target.table)} r WHERE ${live} AND NOT EXISTS (
          SELECT 1 FROM ${this.db.t('vectors')} v WHERE v.target = ${p.add(this.target.name)} AND v.embedder_id = ${p.add(embedderId)} AND v.record_id = r.id)
        ORDER BY r.n LIMIT ${p.add(take)}`,
       p.values,
@@ -170,14 +173,14 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
     let rows: Array<{ vector: number[] }>;
     if (hnsw === undefined) {
       rows = await this.db.rows<{ vector: number[] }>(
-        `SELECT r.*, v.vector ${from}
+        `SELECT ${this.target.columns}, v.vector ${from}
          WHERE v.target = ${p.add(this.target.name)} AND v.embedder_id = ${p.add(query.embedderId)} AND ${this.target.live(this.#dialect, p)} AND ${filter}`,
         p.values,
       );
     } else {
       // The predicate is written out literally, so the planner can prove the partial index applies.
       const take = Math.trunc(query.k) + MARGIN;
-      const text = `SELECT r.*, v.vector ${from}
+      const text = `SELECT ${this.target.columns}, v.vector ${from}
          WHERE ${hnsw.where} AND ${this.target.live(this.#dialect, p)} AND ${filter}
          ORDER BY ${hnsw.cast} OPERATOR(${hnsw.schema}.<=>) ${p.add(`[${Array.from(query.vector).join(',')}]`)}::${hnsw.schema}.vector(${query.vector.length})
          LIMIT ${p.add(take)}`;
@@ -202,6 +205,7 @@ export const memoryVectors = (db: Database, index: VectorIndex): VectorStore<Mem
   new PostgresVectorStore<MemoryItem, VectorQuery>(db, index, {
     name: 'memory',
     table: 'memory',
+    columns: onAlias('r', rowCodec.MEMORY_COLUMNS),
     live: () => 'NOT r.deleted',
     filter: (d, p, query) => (matchesNoScope(query) || query.kinds?.length === 0 ? undefined : `NOT r.deleted${recordFilter(d, p, query, 'r')}`),
     fromRow: (row: rowCodec.MemoryRow) => rowCodec.memoryFromRow(row),
@@ -212,6 +216,7 @@ export const turnVectors = (db: Database, index: VectorIndex): VectorStore<Turn,
   new PostgresVectorStore<Turn, TurnVectorQuery>(db, index, {
     name: 'turn',
     table: 'turns',
+    columns: onAlias('r', rowCodec.TURN_COLUMNS),
     live: (d, p) => turnWhere(d, p, {}, 'r'),
     filter: (d, p, query) => (query.sessionIds?.length === 0 || query.roles?.length === 0 ? undefined : turnWhere(d, p, query, 'r')),
     fromRow: (row: rowCodec.TurnRow) => rowCodec.turnFromRow(row),

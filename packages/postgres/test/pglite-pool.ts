@@ -46,7 +46,7 @@ export function pglitePool(db: PGlite): pg.Pool {
     }
     return { rows: (await db.query(text, values as unknown[], { parsers })).rows };
   };
-  /** A write's pipeline (database.ts): its statements one after another, as PGlite has no pipelining; the rows of each to its callback. */
+  /** A pipeline (database.ts): its statements one after another, as PGlite has no pipelining; the rows of each to its callback. */
   const runPipeline = async ({ statements, callback }: Pipeline) => {
     const results: Array<{ rows: unknown[] }> = [];
     try {

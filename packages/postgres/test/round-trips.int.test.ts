@@ -8,7 +8,8 @@
  * round trips: the look-ups with the lock and the position, then the writes with
  * the `COMMIT` and the subscribers' wake-up. Its session look-up and turn writes are plain statements the
  * connection prepared once, so a writer's session plans them once. A wake-up owed for a busy interval rides on the next commit; no timer
- * runs while none is owed.
+ * runs while none is owed. Reads outside a transaction go as the same pipeline on a connection of the pool, so their
+ * statements too are prepared once per connection, and prepared again when a table's columns changed under them.
  */
 import fc from 'fast-check';
 import pg from 'pg';
@@ -130,6 +131,26 @@ describe('a write transaction', () => {
       expect(await db.rows(`SELECT label FROM ${table} ORDER BY id`)).toEqual([{ label: "it's" }, { label: 'again' }]);
     } finally {
       await db.rows(`DELETE FROM ${table}`);
+      await one.close();
+    }
+  });
+
+  it('prepares again the statements of a connection whose table changed its column types under them, instead of failing the read', async () => {
+    // One connection: the reads run where the statements were prepared before the change.
+    const one = new Database(openPool(url, { max: 1 }).pool, db.schema, true);
+    const retyped = db.t('retyped');
+    const read = `SELECT id, n FROM ${retyped} WHERE id = $1`;
+    const count = `SELECT count(n) AS c, max(n) AS top FROM ${retyped}`;
+    try {
+      await db.script(`CREATE TABLE ${retyped} (id int PRIMARY KEY, n int); INSERT INTO ${retyped} VALUES (1, 2)`);
+      expect(await one.batch([[read, [1]], [count]])).toEqual([[{ id: 1, n: 2 }], [{ c: 1, top: 2 }]]);
+      // Another process's upgrade: the server refuses the prepared reads (`cached plan must not change result type`).
+      await db.script(`ALTER TABLE ${retyped} ALTER COLUMN n TYPE text`);
+      expect(await one.rows(read, [1])).toEqual([{ id: 1, n: '2' }]);
+      // The other statement of the connection was prepared again too: a transaction, which cannot send it again, runs it.
+      expect(await one.transaction((sql) => sql.rows(count))).toEqual([{ c: 1, top: '2' }]);
+    } finally {
+      await db.script(`DROP TABLE ${retyped}`);
       await one.close();
     }
   });
@@ -257,6 +278,58 @@ describe('appendTurn', () => {
       recorded.stop();
       vi.useRealTimers();
       await writer.close();
+      await close();
+    }
+  });
+});
+
+describe('reads outside a transaction', () => {
+  it('send only statements their connection prepared before: a second session list, transcript page, get, recall, search and history plan none', async () => {
+    const { provider, url, schema, close } = await fresh();
+    try {
+      const session = await provider.sessions.create({ title: 'reads' });
+      for (const content of ['deploy the dark theme', 'roll back the deploy'])
+        await provider.sessions.appendTurn({ sessionId: session.id, role: 'user', content });
+      const item = await provider.memory.write({ content: 'the user prefers dark mode' });
+      await provider.skills.upsert({ slug: 'deploy', body: 'ship it' });
+      await expectOnlyPrepared(url, schema, 8, async (p) => {
+        await p.sessions.list();
+        await p.sessions.turns(session.id, { limit: 1 });
+        await p.memory.get(item.id);
+        await p.memory.recall({ query: 'dark', order: 'relevance' });
+        await p.memory.recall({ query: 'dark', order: 'recent', limit: 1 });
+        await p.skills.search('deploy');
+        await p.sessions.search({ query: 'deploy' });
+        await p.history(item.id);
+      });
+    } finally {
+      await close();
+    }
+  });
+
+  it('plan a lexical search for its values on every run, though prepared: never the generic plan the server picks for other reads after their fifth', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const p = await openPostgres(pool, { schema });
+    try {
+      await provider.memory.writeMany(Array.from({ length: 20 }, (_, i) => ({ content: `dark mode ${i}` })));
+      for (let run = 0; run < 8; run += 1) {
+        await p.memory.recall({ query: 'dark', limit: 3 });
+        await p.sessions.list();
+      }
+      const plans = async (start: string) =>
+        (
+          await pool.query<{ generic: number; custom: number }>(
+            'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE starts_with(statement, $1)',
+            [start],
+          )
+        ).rows;
+      expect(await plans('WITH w AS MATERIALIZED')).toEqual([{ generic: 0, custom: 8 }]);
+      // The session list, whose plan its values do not change, is planned once for all.
+      expect((await plans(`SELECT id, title`))[0]!.generic).toBeGreaterThan(0);
+    } finally {
+      await p.close();
+      await pool.end();
       await close();
     }
   });

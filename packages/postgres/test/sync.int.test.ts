@@ -127,8 +127,13 @@ describe('the sync reads of a PostgreSQL schema', () => {
     const sent: { text: string; values: unknown[] }[] = [];
     const query = pg.Client.prototype.query;
     pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
-      const [text, values] = args as unknown as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
+      const [text, values] = args as unknown as [
+        string | { text: string; values?: unknown[]; statements?: readonly (readonly [string, unknown[]])[] },
+        unknown[] | undefined,
+      ];
       if (typeof text === 'string') sent.push({ text, values: values ?? [] });
+      // A pipeline's statements, joined as one simple query of them would be; the values its last one is bound to.
+      else if (text.statements) sent.push({ text: text.statements.map(([statement]) => statement).join(';\n'), values: text.statements.at(-1)![1] });
       else sent.push({ text: text.text, values: text.values ?? [] });
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof query;
