@@ -9,7 +9,8 @@
  * depended on another's rows takes a later position, and the tables are
  * always the fold of the committed events. Two writers that decided the
  * same missing thing (a slug, a key, an id, an operation id) collide on a
- * unique index; that, a serialization failure or a deadlock retries the
+ * unique index; that, a serialization failure, a deadlock, or a prepared
+ * statement another process's change of a table made stale retries the
  * whole write from its start. Within a process writes queue on a mutex, so
  * waiting writers hold one pooled connection, not all of them.
  */
@@ -19,7 +20,7 @@ import type { TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { checkSnapshot, eventFromRow, Mutex, sortSnapshot, storedPayload, rowCodec } from '@agentstate/core/backend';
 import { ClosedError, ConflictError, CorruptionError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { allCheckpointRows } from './checkpoints.js';
-import type { Database, Sql } from './database.js';
+import { type Database, replanned, type Sql } from './database.js';
 import { foldChanges, foldPending } from './fold.js';
 import { eraseHistory } from './purge.js';
 import type { PostgresLog } from './log.js';
@@ -35,10 +36,17 @@ const WRITE_TRIES = 20;
 /** SQLSTATEs that mean another writer got there first: unique violation, serialization failure, deadlock. */
 const COLLISIONS = new Set(['23505', '40001', '40P01']);
 
-/** Whether `error` (raw, or mapped with the driver's error as its cause) is a collision with a concurrent writer. */
-function collided(error: unknown): boolean {
+/**
+ * Whether a write that failed with `error` (raw, or mapped with the driver's error as its cause) is tried again: a
+ * collision with a concurrent writer, or a statement whose plan another process's change of a table made stale (the
+ * connection prepares it again by the next try; a transaction cannot send it again within).
+ */
+function retried(error: unknown): boolean {
   const code = (e: unknown): unknown => (e as { code?: unknown } | null)?.code;
-  return COLLISIONS.has(code(error) as string) || (error instanceof ConflictError && COLLISIONS.has(code(error.cause) as string));
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return (
+    COLLISIONS.has(code(error) as string) || (error instanceof ConflictError && COLLISIONS.has(code(cause) as string)) || replanned(error) || replanned(cause)
+  );
 }
 
 /** A {@link StateBackend} over one schema of a PostgreSQL database. */
@@ -70,7 +78,7 @@ export class PostgresBackend implements StateBackend {
           this.#appended = false;
           return await this.#attempt(fn);
         } catch (error) {
-          if (tries >= WRITE_TRIES || !collided(error)) throw error;
+          if (tries >= WRITE_TRIES || !retried(error)) throw error;
         }
       }
     });
@@ -118,7 +126,7 @@ export class PostgresBackend implements StateBackend {
               // A statement of `inner` still waiting may fail first, in the same round trip: then the undo is sent again.
               const undo = () => sql.rows(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
               await undo().catch(undo);
-              if (collided(error)) collision ??= error;
+              if (retried(error)) collision ??= error;
               throw error;
             }
           },

@@ -156,7 +156,7 @@ interface QueryInternals {
  * statement fails so on its connection until it is prepared again. A table dropped and made again with the same
  * columns needs nothing: the server plans the statement again by its names.
  */
-function replanned(error: unknown): boolean {
+export function replanned(error: unknown): boolean {
   const { code, routine } = (error ?? {}) as { code?: unknown; routine?: unknown };
   return code === '0A000' && routine === 'RevalidateCachedQuery';
 }

@@ -195,6 +195,26 @@ describe('appendTurn', () => {
     }
   });
 
+  it('tries again a write whose prepared look-up another process made stale, which then succeeds', async () => {
+    const { provider, url, schema, close } = await fresh();
+    // One connection: the second append runs where the first prepared its statements.
+    const writer = await openPostgres(url, { schema, max: 1 });
+    try {
+      const session = await writer.sessions.create({ title: 'retyped' });
+      await writer.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+      // Another process's change of a column's type: the server refuses the prepared session look-up once.
+      const other = new Database(openPool(url, { max: 1 }).pool, schema, true);
+      await other.script(`ALTER TABLE "${schema}".sessions ALTER COLUMN title TYPE varchar`);
+      await other.close();
+      const second = await writer.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'second' });
+      expect(second.seq).toBe(2);
+      expect((await provider.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first', 'second']);
+    } finally {
+      await writer.close();
+      await close();
+    }
+  });
+
   it('sends only statements its connection prepared before: a later append parses and plans none', async () => {
     const { provider, url, schema, close } = await fresh();
     try {
