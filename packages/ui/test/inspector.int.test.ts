@@ -14,7 +14,7 @@ import { sync } from '@agentstate/core';
 import { openSqlite, type SqliteProvider } from '@agentstate/sqlite';
 import { createStaticEmbedder } from '@agentstate/embeddings';
 import { serveUi, type UiHandle } from '@agentstate/ui';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Dialog, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, newPage, pixelSpread, skipBrowser } from './browser.js';
 import { openWriter, type Seeded, writeFixture } from './fixture.js';
@@ -58,6 +58,15 @@ async function photograph(name: string): Promise<void> {
     mkdirSync(keep, { recursive: true });
     writeFileSync(join(keep, `ui-${name}.png`), png);
   }
+}
+
+/**
+ * Clicks `button` and answers the dialog the click opens, both awaited: the next step starts only once the dialog is
+ * closed (a click sent while one is still open never reaches the page), and a click that opened none is no handler
+ * left behind for a later dialog.
+ */
+async function answered(button: Locator, answer: (dialog: Dialog) => Promise<void>): Promise<void> {
+  await Promise.all([page.waitForEvent('dialog').then(answer), button.click()]);
 }
 
 /** Loads the page afresh on `view` (a new document, so no filter of an earlier test is left). */
@@ -432,12 +441,10 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
       const lexical = page.getByTestId('recall-lexical');
       const hit = lexical.locator('.hit', { hasText: 'Refunds over 100 EUR need a manager' });
       await hit.waitFor();
-      page.once('dialog', (dialog) => void dialog.dismiss());
-      await hit.getByRole('button', { name: 'delete' }).click();
+      await answered(hit.getByRole('button', { name: 'delete' }), (dialog) => dialog.dismiss());
       const recall = async () => (await writable.memory.recall({ query: 'manager', mode: 'lexical' })).length;
       expect(await recall()).toBe(1);
-      page.once('dialog', (dialog) => void dialog.accept());
-      await hit.getByRole('button', { name: 'delete' }).click();
+      await answered(hit.getByRole('button', { name: 'delete' }), (dialog) => dialog.accept());
       await expect.poll(recall).toBe(0);
       await expect.poll(() => hit.count()).toBe(0);
     } finally {
@@ -457,12 +464,10 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
       await hit.waitFor();
       const recall = async () => (await writable.memory.recall({ query: 'dark mode', mode: 'lexical' })).length;
       const head = await writable.log.head('state');
-      page.once('dialog', (dialog) => void dialog.dismiss());
-      await hit.getByRole('button', { name: 'purge' }).click();
+      await answered(hit.getByRole('button', { name: 'purge' }), (dialog) => dialog.dismiss());
       expect(await recall()).toBe(1);
       expect(await writable.log.head('state')).toBe(head);
-      page.once('dialog', (dialog) => void dialog.accept('the user asked to be forgotten'));
-      await hit.getByRole('button', { name: 'purge' }).click();
+      await answered(hit.getByRole('button', { name: 'purge' }), (dialog) => dialog.accept('the user asked to be forgotten'));
       await expect.poll(recall).toBe(0);
       await expect.poll(() => hit.count()).toBe(0);
       const [event] = await writable.log.read({ stream: 'state', afterSeq: head });
