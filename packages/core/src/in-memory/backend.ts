@@ -163,11 +163,10 @@ export class InMemoryBackend implements StateBackend {
     const kept = scratch;
     // Each is committed as the scratch fold folded it: a concurrent one as its merge.
     let merged = 0;
-    const folded = batch.map(({ change }, i) =>
-      kept.apply(change, this.state.seq + i + 1, true, () => {
-        merged += 1;
-      }),
-    );
+    const onMerge = () => {
+      merged += 1;
+    };
+    const folded = batch.map(({ change }, i) => kept.apply(change, this.state.seq + i + 1, true, onMerge));
     const stored: LogEvent[] = [];
     for (const [i, { input }] of batch.entries()) stored.push(await this.#commit(folded[i]!, {}, input));
     this.#scratch = kept;
