@@ -188,7 +188,9 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
     memoryItem: (id) =>
       one<rowCodec.MemoryRow, MemoryItem>(`SELECT ${rowCodec.MEMORY_COLUMNS} FROM ${db.t('memory')} WHERE id = $1${lock}`, rowCodec.memoryFromRow, [id]),
     operation: (id) =>
-      one<rowCodec.OperationRow, OperationEntry>(`SELECT id, seq, input_hash FROM ${db.t('operations')} WHERE id = $1`, rowCodec.operationFromRow, [id]),
+      one<rowCodec.OperationRow, OperationEntry>(`SELECT ${rowCodec.OPERATION_COLUMNS} FROM ${db.t('operations')} WHERE id = $1`, rowCodec.operationFromRow, [
+        id,
+      ]),
     memoryWithKey: (scope, key) =>
       one<rowCodec.MemoryRow, MemoryItem>(
         `SELECT ${rowCodec.MEMORY_COLUMNS} FROM ${db.t('memory')} WHERE scope_key = $1 AND key = $2 AND NOT deleted${lock}`,

@@ -112,7 +112,7 @@ export class Projection {
   async putOperations(sql: Sql, entries: readonly OperationEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const rows = entries.map(rowCodec.operationValues);
-    await sql.exec(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])`, [
+    await sql.exec(`INSERT INTO ${this.db.t('operations')} (${rowCodec.OPERATION_COLUMNS}) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])`, [
       rows.map((r) => r[0]),
       rows.map((r) => r[1]),
       rows.map((r) => r[2]),

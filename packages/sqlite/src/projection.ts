@@ -83,7 +83,7 @@ const SQL = {
       last_id = CASE WHEN @at > last_created_at OR (@at = last_created_at AND @id > last_id) THEN @id ELSE last_id END,
       last_created_at = CASE WHEN @at > last_created_at OR (@at = last_created_at AND @id > last_id) THEN @at ELSE last_created_at END
     WHERE id = 1`,
-  putOperation: 'INSERT INTO operations (id, seq, input_hash) VALUES (?, ?, ?)',
+  putOperation: `INSERT INTO operations (${rowCodec.OPERATION_COLUMNS}) VALUES (${placeholders(rowCodec.OPERATION_COLUMNS)})`,
 } as const;
 
 /**

@@ -348,7 +348,10 @@ export function metadataValue(value: JsonValue): Pick<MetadataLeaf, 'type' | 'va
   return { type: Array.isArray(value) ? 'array' : 'object', value: null };
 }
 
-/** The values of the `operations` columns `id, seq, input_hash`: an entry without a hash (a purge dropped it) stores `''`. */
+/** The columns of `operations`, which {@link operationValues} gives. */
+export const OPERATION_COLUMNS = 'id, seq, input_hash';
+
+/** The values of {@link OPERATION_COLUMNS}: an entry without a hash (a purge dropped it) stores `''`. */
 export function operationValues(entry: OperationEntry): RowValue[] {
   return [entry.id, entry.seq, entry.inputHash ?? ''];
 }
