@@ -404,7 +404,8 @@ export class Database implements Sql {
         if (wakes?.() !== true) await sql.rows('COMMIT');
         else if (this.#closed || performance.now() - this.#lastWake < ANNOUNCE_INTERVAL_MS) {
           await sql.rows('COMMIT');
-          this.announce();
+          // Owed, not sent alone, though the interval may have ended during the COMMIT: the next commit carries it.
+          if (!this.#closed) this.#owe();
         } else {
           // The wake-up goes in the COMMIT's round trip, after it: it runs in an implicit transaction of its own.
           // One owed for earlier commits rides along; should this commit fail, it is still owed.

@@ -28,12 +28,14 @@ const arbText = fc.string({ unit: 'binary', maxLength: 40 }).map((s) => s.replac
  * Records every round trip on the driver's own client (each is one call of `query`) until `stop`: its text, the
  * statements of a pipeline joined by `;\n`.
  */
-function recordRoundTrips(): { sent: string[]; stop: () => void } {
+function recordRoundTrips(onSend?: (text: string) => void): { sent: string[]; stop: () => void } {
   const query = pg.Client.prototype.query;
   const sent: string[] = [];
   pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
     const config = args[0] as string | { text: string; statements?: readonly (readonly [string])[] };
-    sent.push(typeof config === 'string' ? config : (config.statements?.map(([text]) => text).join(';\n') ?? config.text));
+    const text = typeof config === 'string' ? config : (config.statements?.map(([statement]) => statement).join(';\n') ?? config.text);
+    sent.push(text);
+    onSend?.(text);
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;
   return { sent, stop: () => (pg.Client.prototype.query = query) };
@@ -294,6 +296,28 @@ describe('appendTurn', () => {
       await writer.close();
       expect(recorded.sent.filter(alone)).toHaveLength(2);
       expect(carried()).toBe(45);
+    } finally {
+      recorded.stop();
+      vi.useRealTimers();
+      await writer.close();
+      await close();
+    }
+  });
+
+  it('owes the wake-up of an interval that ended while a COMMIT was on its way to the next commit: none goes alone while commits keep coming', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const session = await provider.sessions.create({ title: 'slow commits' });
+    const writer = await openPostgres(url, { schema, max: 2 });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    // Each round trip ending with a COMMIT without a wake-up takes 6 ms of the clock, so every other one ends the interval a wake-up started.
+    const recorded = recordRoundTrips((text) => {
+      if (text.endsWith('COMMIT')) vi.advanceTimersByTime(6);
+    });
+    try {
+      for (let i = 0; i < 10; i += 1) await writer.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `turn ${i}` });
+      // At 0, 12, 24 and 36 ms a commit carries the wake-up; the two commits after each owe theirs to it.
+      expect(recorded.sent.filter((text) => text.includes('COMMIT;\nSELECT set_config'))).toHaveLength(4);
+      expect(recorded.sent.filter(alone)).toEqual([]);
     } finally {
       recorded.stop();
       vi.useRealTimers();
