@@ -151,14 +151,15 @@ interface QueryInternals {
 }
 
 /**
- * Whether `error` is the server's refusal of a statement prepared before whose result's columns changed under it
- * (`cached plan must not change result type`: another process made a table again with other column types). The
- * statement fails so on its connection until it is prepared again. A table dropped and made again with the same
- * columns needs nothing: the server plans the statement again by its names.
+ * Whether `error` is the server's refusal of a statement prepared before: its result's columns changed under it
+ * (`cached plan must not change result type`: another process made a table again with other column types), or it is
+ * gone (`prepared statement … does not exist`: an application sharing the pool sent `DISCARD ALL` or `DEALLOCATE
+ * ALL` on the connection). Either fails on its connection until the statement is prepared again. A table dropped and
+ * made again with the same columns needs nothing: the server plans the statement again by its names.
  */
 export function replanned(error: unknown): boolean {
   const { code, routine } = (error ?? {}) as { code?: unknown; routine?: unknown };
-  return code === '0A000' && routine === 'RevalidateCachedQuery';
+  return (code === '0A000' && routine === 'RevalidateCachedQuery') || (code === '26000' && routine === 'FetchPreparedStatement');
 }
 
 /**

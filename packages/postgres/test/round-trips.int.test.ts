@@ -217,6 +217,27 @@ describe('appendTurn', () => {
     }
   });
 
+  it('prepares again what an application sharing the pool dropped from its connection (DEALLOCATE ALL): the next read and write succeed', async () => {
+    const { provider, url, schema, close } = await fresh();
+    // The application's pool of one connection: what the provider prepared is dropped where it reads and writes next.
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const shared = await openPostgres(pool, { schema });
+    try {
+      const session = await shared.sessions.create({ title: 'shared pool' });
+      await shared.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+      expect((await shared.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first']);
+      await pool.query('DEALLOCATE ALL');
+      expect((await shared.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first']);
+      await pool.query('DEALLOCATE ALL');
+      expect((await shared.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'second' })).seq).toBe(2);
+      expect((await provider.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first', 'second']);
+    } finally {
+      await shared.close();
+      await pool.end();
+      await close();
+    }
+  });
+
   it('sends only statements its connection prepared before: a later append parses and plans none', async () => {
     const { provider, url, schema, close } = await fresh();
     try {
