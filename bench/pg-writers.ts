@@ -13,7 +13,8 @@
  * each session. Rows: agentstate's `appendTurn` (each writer its own
  * session, then 16 on one session), `@mastra/pg` `saveMessages` (one per
  * turn, each writer its own thread) and raw `pg` sending the store's
- * statements (pg-writer.ts `rawAppend`), then the ratios issue 29 targets.
+ * statements (pg-writer.ts `rawAppend`), then the ratios issue 29 targets
+ * and, from the raw rows, their ceilings on the machine the run is on.
  */
 import { execFileSync, fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -213,8 +214,7 @@ export async function benchWriters(url: string, turns: number): Promise<void> {
   const perWriter = (writers: number) => Math.max(1, Math.floor(turns / writers));
   for (const writers of WRITERS) {
     runs.push(await run(url, postmaster, 'agentstate', writers, perWriter(writers)));
-    // Raw pg right after agentstate's single writer, before the many-writer rows load the machine.
-    if (writers === 1) runs.push(await run(url, postmaster, 'raw', 1, perWriter(1)));
+    runs.push(await run(url, postmaster, 'raw', writers, perWriter(writers)));
     runs.push(await run(url, postmaster, 'mastra', writers, perWriter(writers)));
   }
   if (WRITERS.includes(16)) runs.push(await run(url, postmaster, 'agentstate', 16, perWriter(16), true));
@@ -258,6 +258,8 @@ export async function benchWriters(url: string, turns: number): Promise<void> {
       ratio('agentstate, 16 writers / 1 writer', find('agentstate', 16), find('agentstate', 1), '≥ 1× (≥ 2× on 2 cores)'),
       ratio('agentstate / @mastra/pg, 16 writers', find('agentstate', 16), find('mastra', 16), '≥ 1.5×'),
       ratio('agentstate / raw pg, 1 writer', find('agentstate', 1), find('raw', 1), '≥ 0.7×'),
+      ratio('ceiling: raw pg, 16 writers / 1 writer', find('raw', 16), find('raw', 1), '—'),
+      ratio('ceiling: raw pg / @mastra/pg, 16 writers', find('raw', 16), find('mastra', 16), '—'),
       ['16 writers on one session: every turn stored, numbers dense', find('agentstate', 16, true)?.check ?? '—', 'ok'],
     ],
   );
