@@ -45,6 +45,7 @@ export type {
   StateLookups,
   StateWriteTx,
   ReceivedEvent,
+  Seeded,
   CheckpointKey,
   CheckpointQueries,
   LexicalQuery,

@@ -21,6 +21,7 @@ import { eraseHistory } from './purge.js';
 import type { Projection, ProjectionState } from './projection.js';
 import { tableLookups } from './queries.js';
 import { allCheckpointRows } from './checkpoint-rows.js';
+import { seedFrom } from './seed.js';
 
 const SQL = {
   stateAndHead: `SELECT seq, hlc_wall, hlc_counter, generation, (SELECT max(seq) FROM events WHERE stream = ?) AS head,
@@ -113,6 +114,16 @@ export class SqliteBackend implements StateBackend {
             );
             return { stored, merged };
           });
+        },
+        seed: (source, received) => {
+          if (!open) throw new ClosedError('this write transaction has ended');
+          if (!(source instanceof SqliteBackend) || state.seq !== 0) return undefined;
+          const seeded = conn.onWriter(() => seedFrom(this, source, headTime, received));
+          if (seeded === undefined) return undefined;
+          state = { seq: seeded.head, maxHlc: seeded.maxHlc, generation: state.generation };
+          headTime = seeded.headTime;
+          lastSeqs.clear();
+          return seeded;
         },
         append: (inputs) => {
           if (!open) throw new ClosedError('this write transaction has ended');

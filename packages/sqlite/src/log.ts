@@ -36,6 +36,7 @@ const SQL = {
   insert: `INSERT INTO events (${EVENT_COLUMNS}, validated, origin, origin_seq, origin_time) VALUES (${Array(17).fill('?').join(', ')})`,
   readForFold: `SELECT ${EVENT_COLUMNS}, validated, origin FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   read: `SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
+  readForSeed: `SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS}, validated FROM events WHERE stream = 'state' AND seq > ? ORDER BY seq LIMIT ?`,
   // Each origin held and its last place, two look-ups of the `events_origin` index an origin (a skip scan):
   // a GROUP BY read every received event's entry.
   originHeads: `WITH RECURSIVE origins (origin) AS (
@@ -81,7 +82,7 @@ function expectedChecksum(row: EventRow): string {
 export const toEvent = (row: EventRow): LogEvent => eventFromRow(row, expectedChecksum);
 
 /** The event of a row read with {@link ORIGIN_COLUMNS} after its event columns, with its origin when it was received. */
-function withOrigin(values: [...EventRowValues, string | null, number | null, string | null]): LogEvent {
+function withOrigin(values: readonly [...EventRowValues, string | null, number | null, string | null, ...unknown[]]): LogEvent {
   const event = toEvent(eventRowFromValues(values));
   if (values[13] !== null) Object.assign(event, { origin: values[13], originSeq: values[14], originTime: values[15] });
   return event;
@@ -267,6 +268,21 @@ export class SqliteLog implements Log {
       ) as Parameters<typeof withOrigin>[0] | undefined;
       return row === undefined ? undefined : withOrigin(row);
     });
+  }
+
+  /**
+   * `state` events for a seed (`seed.ts`), each with its payload's stored text and whether this library
+   * validated the payload when it wrote it; checked against its checksum.
+   */
+  readForSeed(afterSeq: number, limit: number): { event: LogEvent; text: string; validated: boolean }[] {
+    const rows = this.conn.prepare(SQL.readForSeed).raw(true).all(afterSeq, limit) as [
+      ...EventRowValues,
+      string | null,
+      number | null,
+      string | null,
+      number,
+    ][];
+    return rows.map((values) => ({ event: withOrigin(values), text: values[5], validated: values[16] === 1 }));
   }
 
   /**

@@ -115,7 +115,7 @@ const TEXT_STATEMENTS = {
 type TextTable = keyof typeof TEXT_STATEMENTS;
 
 /** The tables a rebuild empties, in an order that respects nothing but clarity. */
-const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory', 'memory_meta', 'operations', 'checkpoints', 'checkpoint_writes'] as const;
+export const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory', 'memory_meta', 'operations', 'checkpoints', 'checkpoint_writes'] as const;
 
 /** Writes records into the projection tables of one connection. */
 export class Projection {

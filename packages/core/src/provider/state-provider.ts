@@ -15,6 +15,8 @@ import { SNAPSHOT_PARTS, type SnapshotPart } from '../snapshot/parts.js';
 import { bindSnapshotChunks } from '../snapshot/chunks.js';
 import { ConflictError } from '../errors.js';
 import { receiveEvents, syncLog } from '../sync/receive.js';
+import { registerSeeding, seedEvents } from '../sync/seed.js';
+import type { Vector } from '../log/log.js';
 import { SyncCoverage, syncScope } from '../sync/scope.js';
 import { type SendContext, sendChanges } from '../sync/send.js';
 import { systemClock } from '../time/clock.js';
@@ -126,7 +128,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
   const reads = { ...filtered, workingMemory };
   const stores = { ...filtered, workingMemory, sessions: { ...filtered.sessions, context: (id: string, o: ContextOptions) => assembleContext(reads, id, o) } };
 
-  return {
+  const provider: EventSourcedProvider = {
     name: backend.name,
     instanceId,
     log: backend.log,
@@ -173,6 +175,11 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
       await backend.close();
     },
   };
+  // A seed folds nothing, so it embeds nothing: a store with an embedder takes what it lacks batch by batch.
+  const seed =
+    embedder === undefined ? (source: StateBackend, covered: Vector) => seedEvents(engine, backend.log, hlc, source, covered, options.upcasters) : undefined;
+  registerSeeding(provider.receive, { backend, ...(seed ? { seed } : {}) });
+  return provider;
 }
 
 /**

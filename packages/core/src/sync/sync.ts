@@ -9,6 +9,7 @@ import { syncScope } from './scope.js';
 import { canonicalJson } from '../log/json.js';
 import type { Vector } from '../log/log.js';
 import { mergeVectors } from '../log/vector.js';
+import { seedInto } from './seed.js';
 import { EventTypes } from '../log/events.js';
 import type { SyncEvent, SyncPlace } from './wire.js';
 
@@ -127,7 +128,19 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
   // Policies are few, and merge as a last-writer-wins map: exchanged whole, with the start. A removal names no
   // scope, so, like checkpoints, policies travel only when the whole store does.
   const whole = scoped.scope === undefined || scoped.scope.length === 0;
-  const [policies, atA, idA] = await Promise.all([whole ? a.retention.merge([]) : undefined, a.vector(scoped), a.replicaId?.()]);
+  const [policies, heldByA, idA] = await Promise.all([whole ? a.retention.merge([]) : undefined, a.vector(scoped), a.replicaId?.()]);
+  // Into a store that holds nothing, all of the other at once where their backends allow and no batch size was asked
+  // for (§12, "A first sync into an empty store"): `b`'s into `a` before the start, `a`'s into `b` after it.
+  const seeds = whole && options.batchSize === undefined;
+  const seed = async (into: SyncPeer, from: SyncPeer, held: Vector, side: 'toA' | 'toB'): Promise<Vector> => {
+    const seeded = seeds && Object.values(held).every((seq) => seq === 0) ? await seedInto(into, from) : undefined;
+    if (seeded === undefined) return held;
+    summary[side] += seeded.received;
+    summary.batches += 1;
+    options.onProgress?.({ ...summary });
+    return into.vector(scoped);
+  };
+  const atA = await seed(a, b, heldByA, 'toA');
   // One call to `b` before the batches (one request over HTTP): its policies, its vector and id, the first batch.
   const request: SyncStart = { ...scoped, vector: atA, limit: batchSize, ...(policies ? { changes: policies.changes } : {}) };
   const started = await (b.start ? b.start(request) : startSync(b, request));
@@ -139,7 +152,8 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
   }
   // What each holds for sure, read once: a direction sends what its receiver lacks of it, and once every event it
   // lacks is in, the receiver holds the sender's too, and its own: so the second direction's word is both vectors'.
-  const { vector: atB, replicaId: idB } = started;
+  const { replicaId: idB } = started;
+  const atB = await seed(b, a, started.vector, 'toB');
   const both = mergeVectors(atA, atB);
   // The first batch into `a` came with the start.
   let first: Promise<SyncEvent[]> | undefined = Promise.resolve(started.events);

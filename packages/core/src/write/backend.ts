@@ -9,7 +9,7 @@ import type { Hlc } from '../time/hlc.js';
 import type { MemoryItem, Scope, Session, Skill, Turn, TurnRole } from '../records/records.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import type { PurgedRecords, StateChange } from '../log/events.js';
-import type { AppendInput, EventMeta, Log, LogEvent, StoredSnapshot } from '../log/log.js';
+import type { AppendInput, EventMeta, Log, LogEvent, StoredSnapshot, Vector } from '../log/log.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { OperationEntry } from '../log/operation.js';
 import type { Instant } from '../time/instant.js';
@@ -143,12 +143,31 @@ export interface StateWriteTx extends StateLookups {
    */
   append?(inputs: readonly AppendInput[]): Awaitable<void>;
   /**
+   * Optional (a backend that seeds, docs/contract.md §12, "A first sync into an empty store"): when
+   * this transaction's store holds no `state` event and `source` is a store of this backend whose
+   * tables are in step with its log, appends each of `source`'s `state` events (its checksum checked)
+   * as a receive appends it, as `received` makes it (see `receivedFrom`), and copies the tables
+   * `source`'s fold made, in this transaction. Undefined, and nothing written, where it cannot: the
+   * caller then receives batch by batch.
+   */
+  seed?(source: StateBackend, received: (event: LogEvent, sender: string, validated: boolean) => AppendInput): Awaitable<Seeded | undefined>;
+  /**
    * Optional: the `state` events after `afterSeq` (at most `limit`) as this
    * transaction sees them. A backend whose log readers wait for writers in
    * flight (PostgreSQL's high-water mark) must offer it, or a write reading
    * the log would wait for itself; without it the log is read.
    */
   readState?(afterSeq: number, limit: number): Promise<LogEvent[]>;
+}
+
+/** What {@link StateWriteTx.seed} took. */
+export interface Seeded {
+  /** `state` events appended. */
+  received: number;
+  /** The last place taken of each origin, the source's own events under its replica id. */
+  vector: Vector;
+  /** The highest HLC of the changes taken. */
+  maxHlc: Hlc;
 }
 
 /** A received event for {@link StateWriteTx.receive}: what to append, and its decoded change. */

@@ -21,6 +21,7 @@ import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
 import { storeChecks } from './stores.js';
 import { syncChecks } from './sync.js';
+import { syncSeedChecks } from './sync-seed.js';
 import { syncFieldChecks } from './sync-fields.js';
 import { keyItemChecks, syncKeyChecks } from './sync-keys.js';
 import { syncRetentionChecks } from './sync-retention.js';
@@ -65,6 +66,7 @@ const all: ProviderCheck[] = [
   ...syncTurnChecks,
   ...syncOrderChecks,
   ...syncPurgeChecks,
+  ...syncSeedChecks,
   ...contextChecks,
   ...compactionChecks,
   ...workingMemoryChecks,

@@ -177,7 +177,7 @@ const arbRounds = <O>(n: number, op: fc.Arbitrary<O>, maxOps: number, rounds: nu
   );
 
 /** Y7's case: 2 or 3 replicas. */
-const arbFleet = fc.integer({ min: 2, max: 3 }).chain((n) => fc.record({ rounds: arbRounds(n, arbReplicaOp, 5, 3), n: fc.constant(n) }));
+export const arbFleet = fc.integer({ min: 2, max: 3 }).chain((n) => fc.record({ rounds: arbRounds(n, arbReplicaOp, 5, 3), n: fc.constant(n) }));
 
 /** Syncs `a` and `b` (unless they are one store), stopped after `stopAfter` batches when given (an interrupted sync). */
 export async function syncSome(a: EventSourcedProvider, b: SyncPeer, { stopAfter, ...options }: SyncOptions & { stopAfter: number | null }): Promise<void> {
