@@ -21,6 +21,7 @@ import { eraseHistory } from './purge.js';
 import type { Projection, ProjectionState } from './projection.js';
 import { tableLookups } from './queries.js';
 import { allCheckpointRows } from './checkpoint-rows.js';
+import { isAnonymous } from './file.js';
 import { seedFrom } from './seed.js';
 
 const SQL = {
@@ -50,6 +51,11 @@ export class SqliteBackend implements StateBackend {
     readonly turnVectors: VectorStore<Turn, TurnVectorQuery> | undefined = undefined,
   ) {
     this.#lookups = aroundMethods(queries, (call) => conn.onWriter(call));
+  }
+
+  /** Another SQLite store, of another file (or another `:memory:` database): an empty store of this backend seeds from it (`seed.ts`). */
+  seedsFrom(source: StateBackend): source is SqliteBackend {
+    return source instanceof SqliteBackend && source.conn !== this.conn && (source.conn.path !== this.conn.path || isAnonymous(this.conn.path));
   }
 
   /** {@link queries} on the write handle, for the look-ups of a write transaction, which must see its own writes. */
@@ -117,7 +123,7 @@ export class SqliteBackend implements StateBackend {
         },
         seed: (source, received) => {
           if (!open) throw new ClosedError('this write transaction has ended');
-          if (!(source instanceof SqliteBackend) || state.seq !== 0) return undefined;
+          if (!this.seedsFrom(source) || state.seq !== 0) return undefined;
           const seeded = conn.onWriter(() => seedFrom(this, source, headTime, received));
           if (seeded === undefined) return undefined;
           state = { seq: seeded.head, maxHlc: seeded.maxHlc, generation: state.generation };

@@ -8,7 +8,6 @@ import type { AppendInput, LogEvent } from '@agentstate/core';
 import { CorruptionError, STATE_STREAM } from '@agentstate/core';
 import type { Seeded } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import { isAnonymous } from './file.js';
 import type { SqliteLog } from './log.js';
 import { PROJECTION_TABLES, type Projection } from './projection.js';
 
@@ -32,10 +31,10 @@ export interface SeededFile extends Seeded {
 }
 
 /**
- * Seeds `target`, whose log holds no `state` event and whose file holds no vector index, from `source`
+ * Seeds `target`, whose log holds no `state` event and whose file holds no vector index, from `source`, another file's store,
  * inside `target`'s open write transaction (on its write handle), reading `source` in one read
- * transaction: undefined, and nothing written, where `source` is the same file, holds no `state` event
- * or has tables behind its log. Each event, checked against its checksum, is made by `received` (which
+ * transaction: undefined, and nothing written, where `source` holds no `state` event or has tables
+ * behind its log. Each event, checked against its checksum, is made by `received` (which
  * throws for one no receive takes) and appended with its stored text at its seq there; `headTime` is the
  * time the first may not precede.
  */
@@ -45,7 +44,6 @@ export function seedFrom(
   headTime: string | undefined,
   received: (event: LogEvent, sender: string, validated: boolean) => AppendInput,
 ): SeededFile | undefined {
-  if (source.conn === target.conn || (source.conn.path === target.conn.path && !isAnonymous(source.conn.path))) return undefined;
   if (target.conn.prepare('SELECT 1 FROM vector_indexes LIMIT 1').get() !== undefined) return undefined;
   return source.conn.read(() => {
     const head = source.log.headNow(STATE_STREAM);

@@ -68,10 +68,10 @@ export function registerSeeding(receive: object, seeding: Seeding): void {
  * batch by batch. `from`'s vector, read first, is the seed's word of what `into` then holds.
  */
 export async function seedInto(into: Pick<SyncPeer, 'receive'>, from: Pick<SyncPeer, 'receive' | 'vector'>): Promise<ReceiveResult | undefined> {
-  const seed = SEEDING.get(into.receive)?.seed;
+  const seeding = SEEDING.get(into.receive);
   const source = SEEDING.get(from.receive)?.backend;
-  if (seed === undefined || source === undefined || source === SEEDING.get(into.receive)?.backend) return undefined;
-  return seed(source, await from.vector());
+  if (seeding?.seed === undefined || source === undefined || seeding.backend.seedsFrom?.(source) !== true) return undefined;
+  return seeding.seed(source, await from.vector());
 }
 
 /**

@@ -144,7 +144,7 @@ export interface StateWriteTx extends StateLookups {
   append?(inputs: readonly AppendInput[]): Awaitable<void>;
   /**
    * Optional (a backend that seeds, docs/contract.md §12, "A first sync into an empty store"): when
-   * this transaction's store holds no `state` event and `source` is a store of this backend whose
+   * this transaction's store holds no `state` event and `source` is one its backend `seedsFrom`, whose
    * tables are in step with its log, appends each of `source`'s `state` events (its checksum checked)
    * as a receive appends it, as `received` makes it (see `receivedFrom`), and copies the tables
    * `source`'s fold made, in this transaction. Undefined, and nothing written, where it cannot: the
@@ -340,6 +340,11 @@ export interface StateBackend {
    * Resolves only once its changes are durable (the backend's COMMIT).
    */
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T>;
+  /**
+   * Optional (a backend that seeds, docs/contract.md §12, "A first sync into an empty store"): whether
+   * {@link StateWriteTx.seed} can take `source`'s store, another store of this backend.
+   */
+  seedsFrom?(source: StateBackend): boolean;
   /** Read-model queries. */
   readonly queries: StateQueries;
   /** Vector storage of memory items, when the backend has its own. */
