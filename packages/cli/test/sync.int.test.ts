@@ -1,4 +1,5 @@
 /** `agentstate sync` (docs/contract.md §12), run in this process: the summary, origins in `log` and `stats`, a merged and a refused concurrent change; with a server in this process, run as a child. */
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMcpServer } from '@agentstate/mcp';
 import { openSqlite } from '@agentstate/sqlite';
@@ -116,6 +117,17 @@ describe('agentstate sync', () => {
     expect(okJson(['sync', c, d, '--scope', '["acme"]', '--json'])).toMatchObject({ toA: 0, toB: 0, merged: 0, batches: 0 });
     expect(okJson(['sync', c, d, '--json'])).toMatchObject({ toA: 0, toB: 1, merged: 0, batches: 1 });
     expect(fails(1, ['sync', c, d, '--scope', '[1]'])).toContain('--scope');
+  });
+
+  it('refuses a mistyped URL on either side, exit 1, rather than making a file in a folder named after its scheme', () => {
+    for (const [x, y] of [
+      [a, 'htp://127.0.0.1:8765/sync'],
+      ['postgress://me@127.0.0.1/agents?schema=team', b],
+    ])
+      expect(fails(1, ['sync', x!, y!], { cwd: tmp.dir })).toMatch(
+        /^agentstate: invalid database path: is a (htp|postgress):\/\/ URL, which names no database: give a file path or a postgres:\/\/ URL$/,
+      );
+    expect(existsSync(tmp.path('htp:'))).toBe(false);
   });
 
   it('takes --batch-size as a positive integer, the usage error every count flag gives', () => {
