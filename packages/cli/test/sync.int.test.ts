@@ -1,5 +1,5 @@
 /** `agentstate sync` (docs/contract.md §12), run in this process: the summary, origins in `log` and `stats`, a merged and a refused concurrent change; with a server in this process, run as a child. */
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMcpServer } from '@agentstate/mcp';
 import { openSqlite } from '@agentstate/sqlite';
@@ -117,6 +117,21 @@ describe('agentstate sync', () => {
     expect(okJson(['sync', c, d, '--scope', '["acme"]', '--json'])).toMatchObject({ toA: 0, toB: 0, merged: 0, batches: 0 });
     expect(okJson(['sync', c, d, '--json'])).toMatchObject({ toA: 0, toB: 1, merged: 0, batches: 1 });
     expect(fails(1, ['sync', c, d, '--scope', '[1]'])).toContain('--scope');
+  });
+
+  it('refuses a byte copy of a file, and a file with itself, exit 1, and writes nothing', () => {
+    const [original, copy] = [tmp.path('original.db'), tmp.path('copy.db')];
+    ok(['memory', 'write', 'before the copy', '--db', original]);
+    for (const suffix of ['', '-wal']) if (existsSync(original + suffix)) copyFileSync(original + suffix, copy + suffix);
+    ok(['memory', 'write', 'on the original', '--db', original]);
+    ok(['memory', 'write', 'on the copy', '--db', copy]);
+    const heads = [original, copy].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head);
+    for (const [x, y] of [
+      [original, copy],
+      [original, original],
+    ])
+      expect(fails(1, ['sync', x!, y!])).toMatch(/^agentstate: both sides are replica \w+: the same store, or a byte copy of it, .*; nothing was received$/);
+    expect([original, copy].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head)).toEqual(heads);
   });
 
   it('refuses a mistyped URL on either side, exit 1, rather than making a file in a folder named after its scheme', () => {

@@ -1,4 +1,4 @@
-/** `agentstate sync <a> <b>`: two SQLite files, or a file and a server, exchange what each lacks (docs/contract.md §12). */
+/** `agentstate sync <a> <b>`: two databases (SQLite files or PostgreSQL schemas), or one and a server, exchange what each lacks (docs/contract.md §12). */
 import { httpPeer, sync, type SyncPeer, type SyncSummary } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { CliCommand, show, withScopeFlags } from '../context.js';
