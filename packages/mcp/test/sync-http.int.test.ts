@@ -254,7 +254,7 @@ describe('sync over HTTP', () => {
     // A sync of the whole store exchanges retention policies first, which a server bound to a subtree refuses.
     const whole = await sync(local, peer).catch((error: unknown) => error);
     expect(whole).toMatchObject({ code: 'http', status: 403 });
-    expect(String(whole)).toContain('retention policies sync only with the whole store');
+    expect(String(whole)).toContain('this server syncs the subtree at acme, not the whole store with its retention policies: sync with the scope acme');
     for (const scope of [[], ['globex']]) {
       const refused = await sync(local, peer, { scope }).catch((error: unknown) => error);
       expect(refused).toMatchObject({ code: 'http', status: 403 });

@@ -69,7 +69,9 @@ async function call(provider: EventSourcedProvider, policy: ScopePolicy, route: 
     );
   // A removal names no scope: policies travel only where the whole store does (docs/contract.md §12).
   if ((route === 'retention' || (route === 'start' && input.changes !== undefined)) && scope.length !== 0)
-    throw new ScopeDeniedError(`scope: retention policies sync only with the whole store; this server syncs the subtree at ${describeScope(scope)}`);
+    throw new ScopeDeniedError(
+      `scope: this server syncs the subtree at ${describeScope(scope)}, not the whole store with its retention policies: sync with the scope ${describeScope(scope)}`,
+    );
   if (route === 'retention') return provider.retention.merge(input.changes as PolicyChange[]);
   if (route === 'start')
     return startSync(provider, {
