@@ -168,7 +168,9 @@ describe('agentstate sync with a server', () => {
       const again = await cliAsync(['sync', url, laptop, '--token', TOKEN, '--json']);
       expect(JSON.parse(again.stdout)).toMatchObject({ toA: 0, toB: 0, merged: 0, batches: 0 });
       const refused = await cliAsync(['sync', laptop, url, '--token', 'not-the-token-at-all']);
-      expect(failureLine(refused, 1, ['sync'])).toMatch(/^agentstate: .*failed with HTTP 401: Unauthorized/);
+      expect(failureLine(refused, 1, ['sync'])).toMatch(/^agentstate: .*failed with HTTP 401: Unauthorized.* \(the server refused the token given\)$/);
+      const without = await cliAsync(['sync', laptop, url], { env: { AGENTSTATE_MCP_TOKEN: '' } });
+      expect(failureLine(without, 1, ['sync'])).toMatch(/HTTP 401: .* \(no token was given: set \$AGENTSTATE_MCP_TOKEN or pass --token\)$/);
     } finally {
       await server.close();
       await served.close();
