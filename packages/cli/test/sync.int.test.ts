@@ -145,10 +145,11 @@ describe('agentstate sync', () => {
     expect(existsSync(tmp.path('htp:'))).toBe(false);
   });
 
-  it('takes --batch-size as a positive integer, the usage error every count flag gives', () => {
-    expect(fails(1, ['sync', a, b, '--batch-size', 'abc'])).toBe(
-      "agentstate: option '--batch-size <n>' argument 'abc' is invalid. expected a non-negative integer.",
-    );
+  it('takes --batch-size as a positive integer, the usage error every count flag gives, text or 0 alike', () => {
+    for (const given of ['abc', '0', '-5'])
+      expect(fails(1, ['sync', a, b, '--batch-size', given])).toBe(
+        `agentstate: option '--batch-size <n>' argument '${given}' is invalid. expected a positive integer.`,
+      );
   });
 });
 
