@@ -4,7 +4,8 @@
  * or changes a file: read commands open the database read-only. Only
  * commands that create make the file (and its folder); commands that change
  * records need an existing, non-empty file. A PostgreSQL schema is created
- * and migrated by whichever command opens it first. A command opens with an
+ * and migrated by whichever command that writes opens it first; a read
+ * refuses a missing one. A command opens with an
  * embedder only when it may embed, so that a listing never loads one. A
  * long fold on open is told of on stderr (`foldProgress`).
  */

@@ -18,10 +18,11 @@ export function nonNegativeInt(value: string): number {
   return n;
 }
 
-/** A commander parser for a positive integer flag. */
+/** A commander parser for a positive integer flag: text and 0 get the same message, which names what is wanted. */
 export function positiveInt(value: string): number {
-  const n = nonNegativeInt(value);
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : 0;
   if (n === 0) throw new InvalidArgumentError('expected a positive integer.');
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('the number is too large.');
   return n;
 }
 

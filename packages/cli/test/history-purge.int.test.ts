@@ -33,6 +33,12 @@ describe('agentstate history and purge', () => {
     expect(table[2]).toMatch(/session\.turn_appended .* #1 user: "hello"$/);
     const skill = okJson<{ id: string }>(['skills', 'upsert', 'deploy', '--body', 'v1', '--db', db]);
     expect(okJson<unknown[]>(['skills', 'history', skill.id, '--db', db])).toHaveLength(1);
+    // By slug, as skills show takes it: the same versions; a slug of no skill is refused as there, in a scope too.
+    ok(['skills', 'upsert', 'deploy', '--body', 'v1 in acme', '--scope', 'acme', '--db', db]);
+    expect(ok(['skills', 'history', 'deploy', '--db', db])).toBe(ok(['skills', 'history', skill.id, '--db', db]));
+    expect(ok(['skills', 'history', 'deploy', '--scope', 'acme', '--db', db])).toMatch(/skill\.upserted .* deploy v1\n$/);
+    expect(ok(['skills', 'history', 'deploy', '--scope', 'acme', '--db', db])).not.toBe(ok(['skills', 'history', skill.id, '--db', db]));
+    expect(fails(1, ['skills', 'history', 'no-such-skill', '--db', db])).toBe('agentstate: skill not found: no-such-skill');
     expect(ok(['memory', 'history', '0190a0a0-0000-7000-8000-000000000000', '--db', db])).toMatch(/no history/);
   });
 

@@ -157,6 +157,7 @@ describe('agentstate --db postgres://…', () => {
     const db = freshUrl();
     expect(fails(1, ['demo', '--db', db])).toMatch(/the demo writes a new SQLite file/);
     const withPassword = db.replace('postgres@', 'postgres:s3cret@');
+    ok(['memory', 'write', 'x', '--db', withPassword]);
     const r = cli(['stats', '--json', '--db', withPassword]);
     expect(r.code).toBe(0);
     expect(`${r.stdout}${r.stderr}`).not.toContain('s3cret');
@@ -192,7 +193,18 @@ describe('agentstate --db postgres://…', () => {
     const [first] = readFileSync(file, 'utf8').split('\n');
     const text = first!;
     expect(fails(1, ['import', '-', '--db', target], { input: `${text}\n` })).toMatch(/nothing was imported/);
-    expect(okJson(['stats', '--db', target]).head).toBe(0);
+    expect(fails(1, ['stats', '--db', target])).toMatch(/^agentstate: schema not found: /);
+  });
+
+  it('refuses a read of a schema that does not exist, as of a missing file, and creates nothing: a write creates it', () => {
+    const db = freshUrl();
+    const schema = new URL(db).searchParams.get('schema')!;
+    for (const command of [['memory', 'list'], ['stats'], ['log', 'tail'], ['export']])
+      expect(fails(1, [...command, '--db', db]), command.join(' ')).toBe(
+        `agentstate: schema not found: ${schema} (it holds no agentstate tables yet: a command that writes creates it)`,
+      );
+    ok(['memory', 'write', 'the first fact', '--db', db]);
+    expect(ok(['memory', 'list', '--db', db])).toContain('the first fact');
   });
 
   it("runs the shell snippet of @agentstate/postgres's README against the server", async () => {

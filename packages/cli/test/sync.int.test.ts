@@ -1,4 +1,5 @@
 /** `agentstate sync` (docs/contract.md §12), run in this process: the summary, origins in `log` and `stats`, a merged and a refused concurrent change; with a server in this process, run as a child. */
+import { copyFileSync, existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMcpServer } from '@agentstate/mcp';
 import { openSqlite } from '@agentstate/sqlite';
@@ -118,10 +119,37 @@ describe('agentstate sync', () => {
     expect(fails(1, ['sync', c, d, '--scope', '[1]'])).toContain('--scope');
   });
 
-  it('takes --batch-size as a positive integer, the usage error every count flag gives', () => {
-    expect(fails(1, ['sync', a, b, '--batch-size', 'abc'])).toBe(
-      "agentstate: option '--batch-size <n>' argument 'abc' is invalid. expected a non-negative integer.",
-    );
+  it('refuses a byte copy of a file, and a file with itself, exit 1, and writes nothing', () => {
+    const [original, copy] = [tmp.path('original.db'), tmp.path('copy.db')];
+    ok(['memory', 'write', 'before the copy', '--db', original]);
+    for (const suffix of ['', '-wal']) if (existsSync(original + suffix)) copyFileSync(original + suffix, copy + suffix);
+    ok(['memory', 'write', 'on the original', '--db', original]);
+    ok(['memory', 'write', 'on the copy', '--db', copy]);
+    const heads = [original, copy].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head);
+    for (const [x, y] of [
+      [original, copy],
+      [original, original],
+    ])
+      expect(fails(1, ['sync', x!, y!])).toMatch(/^agentstate: both sides are replica \w+: the same store, or a byte copy of it, .*; nothing was received$/);
+    expect([original, copy].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head)).toEqual(heads);
+  });
+
+  it('refuses a mistyped URL on either side, exit 1, rather than making a file in a folder named after its scheme', () => {
+    for (const [x, y] of [
+      [a, 'htp://127.0.0.1:8765/sync'],
+      ['postgress://me@127.0.0.1/agents?schema=team', b],
+    ])
+      expect(fails(1, ['sync', x!, y!], { cwd: tmp.dir })).toMatch(
+        /^agentstate: invalid database path: is a (htp|postgress):\/\/ URL, which names no database: give a file path or a postgres:\/\/ URL$/,
+      );
+    expect(existsSync(tmp.path('htp:'))).toBe(false);
+  });
+
+  it('takes --batch-size as a positive integer, the usage error every count flag gives, text or 0 alike', () => {
+    for (const given of ['abc', '0', '-5'])
+      expect(fails(1, ['sync', a, b, '--batch-size', given])).toBe(
+        `agentstate: option '--batch-size <n>' argument '${given}' is invalid. expected a positive integer.`,
+      );
   });
 });
 
@@ -141,7 +169,9 @@ describe('agentstate sync with a server', () => {
       const again = await cliAsync(['sync', url, laptop, '--token', TOKEN, '--json']);
       expect(JSON.parse(again.stdout)).toMatchObject({ toA: 0, toB: 0, merged: 0, batches: 0 });
       const refused = await cliAsync(['sync', laptop, url, '--token', 'not-the-token-at-all']);
-      expect(failureLine(refused, 1, ['sync'])).toMatch(/^agentstate: .*failed with HTTP 401: Unauthorized/);
+      expect(failureLine(refused, 1, ['sync'])).toMatch(/^agentstate: .*failed with HTTP 401: Unauthorized.* \(the server refused the token given\)$/);
+      const without = await cliAsync(['sync', laptop, url], { env: { AGENTSTATE_MCP_TOKEN: '' } });
+      expect(failureLine(without, 1, ['sync'])).toMatch(/HTTP 401: .* \(no token was given: set \$AGENTSTATE_MCP_TOKEN or pass --token\)$/);
     } finally {
       await server.close();
       await served.close();

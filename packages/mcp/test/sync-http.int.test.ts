@@ -161,6 +161,25 @@ describe('sync over HTTP', () => {
     expect((await post('receive', { events: [{ ...replaced, digest: syncDigest(replaced) }] }, { authorization: `Bearer ${TOKEN}` })).status).toBe(409);
   });
 
+  it("refuses a copy of the served store (its replica id) with a 409 before it merges the copy's policies", async () => {
+    await local.memory.write({ content: 'written on the copy' });
+    await local.retention.set({ record: 'session', maxAge: '30d' });
+    // The laptop's store under the server's replica id: a byte copy of the server's file that went on writing.
+    const copy = {
+      vector: local.vector,
+      changes: local.changes,
+      receive: local.receive,
+      retention: local.retention,
+      replicaId: () => served.replicaId(),
+    };
+    const before = await Promise.all([served.vector(), served.retention.list()]);
+    const refused = await sync(copy, httpPeer(server.syncUrl, { token: TOKEN })).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SyncConflictError);
+    expect(refused).toMatchObject({ reason: 'copy', origin: await served.replicaId() });
+    expect(String(refused)).toContain('the same store, or a byte copy of it');
+    expect(await Promise.all([served.vector(), served.retention.list()])).toEqual(before);
+  });
+
   it('refuses a batch that comes ahead of an earlier one of its origin (order) with a 409, and takes both in order', async () => {
     await local.memory.write({ content: 'first' });
     await local.memory.write({ content: 'second' });
@@ -235,7 +254,7 @@ describe('sync over HTTP', () => {
     // A sync of the whole store exchanges retention policies first, which a server bound to a subtree refuses.
     const whole = await sync(local, peer).catch((error: unknown) => error);
     expect(whole).toMatchObject({ code: 'http', status: 403 });
-    expect(String(whole)).toContain('retention policies sync only with the whole store');
+    expect(String(whole)).toContain('this server syncs the subtree at acme, not the whole store with its retention policies: sync with the scope acme');
     for (const scope of [[], ['globex']]) {
       const refused = await sync(local, peer, { scope }).catch((error: unknown) => error);
       expect(refused).toMatchObject({ code: 'http', status: 403 });

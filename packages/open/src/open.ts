@@ -36,7 +36,11 @@ export type EmbedderChoice = 'static' | 'none' | Embedder;
 
 /** Options of {@link openDatabase}: the backend's (`clock`, `busyTimeoutMs`, `max`, …) and these. */
 export interface OpenOptions extends Omit<SqliteOptions, 'embedder'>, Omit<PostgresOptions, 'embedder'> {
-  /** Create a missing SQLite file and its folder. Default: true. False refuses a missing file with a `DatabaseNotFoundError`. */
+  /**
+   * Create a missing SQLite file and its folder. Default: true. False refuses a missing file with a
+   * `DatabaseNotFoundError`. A PostgreSQL schema is created when missing unless `readonly`, which refuses it with a
+   * `NotFoundError` (`schema`).
+   */
   create?: boolean;
   /** The embedder. Default: `'static'`. */
   embedder?: EmbedderChoice;
@@ -103,7 +107,8 @@ export async function openDatabase(target?: string, options: OpenOptions = {}): 
     // Loaded on use: a SQLite user never loads the PostgreSQL driver.
     const { openPostgres } = await import('@agentstate/postgres');
     const { url, schema } = splitSchema(resolved);
-    return openPostgres(url, { ...rest, schema: rest.schema ?? schema, embedder, snapshotCodec });
+    // A reader never creates: a missing schema is refused (a file is refused the same way by `prepare`).
+    return openPostgres(url, { ...rest, schema: rest.schema ?? schema, embedder, snapshotCodec, create: rest.readonly !== true });
   }
   prepare(resolved, create, rest.readonly === true);
   return openSqlite(resolved, { ...rest, embedder, snapshotCodec, durability: rest.durability ?? durabilityOf(env) });
@@ -123,7 +128,7 @@ export async function openLog(target?: string, options: OpenLogOptions = {}): Pr
   if (isPostgresUrl(resolved)) {
     const { openPostgresLog } = await import('@agentstate/postgres');
     const { url, schema } = splitSchema(resolved);
-    return openPostgresLog(url, { schema });
+    return openPostgresLog(url, { schema, create: !readonly });
   }
   prepare(resolved, create, readonly);
   return openSqliteLog(resolved, { readonly, durability: durabilityOf(env) });

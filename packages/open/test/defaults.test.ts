@@ -37,6 +37,13 @@ describe('resolveTarget', () => {
     expect(() => resolveTarget(' ', {})).toThrow(ValidationError);
     expect(() => resolveTarget(undefined, { AGENTSTATE_DB: '  ' })).toThrow(/database path: is empty/);
   });
+
+  it('refuses a URL of another scheme, which as a path would make a folder named after it', () => {
+    for (const url of ['postgress://u@h/db?schema=a', 'http://127.0.0.1:8765/sync', 'HTP://h/x'])
+      expect(() => resolveTarget(url, {}), url).toThrow(/database path: is a \w+:\/\/ URL, which names no database: give a file path or a postgres:\/\/ URL/);
+    expect(() => resolveTarget(undefined, { AGENTSTATE_DB: 'file:///tmp/a.db' })).toThrow(ValidationError);
+    expect(resolveTarget('notes:2026.db', {})).toBe(resolve('notes:2026.db'));
+  });
 });
 
 describe('exitCodeOf', () => {

@@ -56,7 +56,9 @@ export function mapPgError(error: unknown): AgentStateError {
     if (code === '40001' || code === '40P01' || code === '55P03' || code === '23505')
       return new ConflictError(`a concurrent transaction conflicted: ${message}`, options);
     if (code.startsWith('22') || code === '54000') return new ValidationError('', `PostgreSQL cannot store the value: ${message}`);
-    return new ServerStorageError(code, `PostgreSQL refused the statement (${code}): ${message}`, options);
+    // 28: the role or its password; 3D000: no such database. Refused at connecting, before any statement.
+    const refused = code.startsWith('28') || code === '3D000' ? 'the connection' : 'the statement';
+    return new ServerStorageError(code, `PostgreSQL refused ${refused} (${code}): ${message}`, options);
   }
   if (/timeout/i.test(message)) return new StatementTimeoutError(`timed out waiting for PostgreSQL: ${message}`, options);
   if (/Connection terminated|Client has encountered a connection error|not queryable|ended/i.test(message))

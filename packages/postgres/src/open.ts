@@ -36,6 +36,13 @@ export interface PostgresConnectionOptions extends PoolOptions {
    * identifier. Default: `agentstate`.
    */
   schema?: string;
+  /**
+   * Whether a missing schema (one holding no tables) is created. Default:
+   * true. False refuses it with a `NotFoundError` (`schema`) and creates
+   * nothing: what a reader that must not write opens with, so that a
+   * mistyped schema name is told rather than made.
+   */
+  create?: boolean;
 }
 
 /** Options of {@link openPostgres}. */
@@ -102,9 +109,9 @@ export function connectDatabase(urlOrPool: string | pg.Pool, options: PostgresCo
  * not ready (`schema.ts`); ready is the common case, checked first without
  * the schema's lock, which a crowd of starting processes would queue on.
  */
-async function preparedTransaction<T>(db: Database, fn: (sql: Sql, found: SchemaFinding) => Promise<T>): Promise<T> {
+async function preparedTransaction<T>(db: Database, create: boolean, fn: (sql: Sql, found: SchemaFinding) => Promise<T>): Promise<T> {
   const ready = await isCurrent(db, db.schema);
-  return db.transaction(async (sql) => fn(sql, ready ? 'current' : await prepareSchema(sql, db.schema)));
+  return db.transaction(async (sql) => fn(sql, ready ? 'current' : await prepareSchema(sql, db.schema, create)));
 }
 
 /**
@@ -135,7 +142,7 @@ export async function openPostgres(urlOrPool: string | pg.Pool, options: Postgre
     // A derived part just made again is folded from the whole log now, in the transaction that prepared the
     // schema (which holds the writers' lock exclusive). The fold needs no vectors: the index is chosen after,
     // so a refused schema leaves the database without the pgvector extension the choice may create.
-    const opened = await preparedTransaction(db, async (sql, found) => {
+    const opened = await preparedTransaction(db, options.create !== false, async (sql, found) => {
       if (found === 'stale') await backendWith(undefined).foldAll(sql, options.onProgress);
       return projection.maxHlc(sql);
     });
@@ -171,7 +178,7 @@ export async function openPostgresLog(urlOrPool: string | pg.Pool, options: Post
   const db = connectDatabase(urlOrPool, options);
   const log = new PostgresLog(db, { clock: options.clock, upcasters: options.upcasters });
   try {
-    await preparedTransaction(db, async (sql, found) => {
+    await preparedTransaction(db, options.create !== false, async (sql, found) => {
       if (found === 'stale')
         await new PostgresBackend(db, log, new Projection(db), postgresQueries(db), undefined, undefined, options.upcasters, undefined).foldAll(sql);
     });

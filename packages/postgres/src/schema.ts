@@ -16,6 +16,7 @@
  * work done.
  */
 import type { Sql } from './database.js';
+import { NotFoundError } from '@agentstate/core';
 import { IncompatibleDatabaseError } from './errors.js';
 import { schemaLockKeys } from './writers-lock.js';
 import {
@@ -96,7 +97,8 @@ function script(sql: string, schema: string): string {
 
 /**
  * Brings `schema` to this library's versions inside the caller's
- * transaction: creates it when missing; when its log or derived part has
+ * transaction: creates it when missing (unless not `create`: then a
+ * `NotFoundError`, nothing created); when its log or derived part has
  * another version, upgrades its log (the positions of the `state` stream and
  * the origin columns it may lack; the trigger that notified subscribers from
  * inside every write, which it may have), drops the derived part and creates
@@ -105,7 +107,7 @@ function script(sql: string, schema: string): string {
  * before committing. A caller that fails and rolls back leaves the schema
  * as it was, or no schema at all.
  */
-export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFinding> {
+export async function prepareSchema(sql: Sql, schema: string, create = true): Promise<SchemaFinding> {
   await sql.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentstate:${schema}`]);
   const found = await inspectSchema(sql, schema);
   if (found === 'current') return found;
@@ -120,6 +122,7 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
     return 'current';
   }
   if (found === 'fresh') {
+    if (!create) throw new NotFoundError('schema', schema, 'it holds no agentstate tables yet: a command that writes creates it');
     await sql.rows(`CREATE SCHEMA IF NOT EXISTS ${quoted}; ${script(LOG_SQL + DERIVED_SQL, schema)}`);
     return found;
   }

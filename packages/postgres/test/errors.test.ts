@@ -44,6 +44,14 @@ describe('mapPgError', () => {
     expect(mapPgError(error)).toBe(error);
   });
 
+  it('says a refusal at connecting (a role, a password, a database) refused the connection, not a statement', () => {
+    for (const code of ['28000', '28P01', '3D000'])
+      expect(mapPgError(driver(code, 'role "nobody" does not exist')).message).toBe(
+        `PostgreSQL refused the connection (${code}): role "nobody" does not exist`,
+      );
+    expect(mapPgError(driver('42501', 'permission denied')).message).toBe('PostgreSQL refused the statement (42501): permission denied');
+  });
+
   it('keeps the driver error as the cause', () => {
     const error = driver('53100');
     expect((mapPgError(error) as ServerStorageError).cause).toBe(error);

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createInMemoryProvider, sync, ValidationError } from '@agentstate/core';
+import { createInMemoryProvider, NotFoundError, sync, ValidationError } from '@agentstate/core';
 import { IncompatibleDatabaseError, openPostgres, openPostgresLog } from '../src/index.js';
 import type { PostgresProvider } from '../src/index.js';
 import { DERIVED_TABLES, DERIVED_VERSION, LOG_VERSION, ORIGIN_UPGRADE_SINCE, VERSIONS_TABLE } from '../src/schema-script.js';
@@ -131,6 +131,21 @@ describe('PostgreSQL schema creation', () => {
     expect(progress).toEqual([]);
     expect(await versions(url, schema)).toEqual({ log: LOG_VERSION, derived: DERIVED_VERSION });
     expect(await query(url, `SELECT 1 FROM pg_tables WHERE schemaname = '${schema}' AND tablename = 'agentstate_migrations'`)).toEqual([]);
+    await dropSchema(url, schema);
+  });
+
+  it('refuses a missing schema with create: false, creating nothing, and opens it once it exists', async () => {
+    const { url } = await testServer();
+    const schema = freshSchema('nocreate');
+    for (const open of [openPostgres, openPostgresLog]) {
+      const refused = await open(url, { schema, create: false }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(NotFoundError);
+      expect(refused).toMatchObject({ entity: 'schema', key: schema });
+    }
+    expect(await query(url, `SELECT 1 FROM pg_namespace WHERE nspname = '${schema}'`)).toEqual([]);
+    await (await openPostgres(url, { schema })).close();
+    await (await openPostgres(url, { schema, create: false })).close();
+    await (await openPostgresLog(url, { schema, create: false })).close();
     await dropSchema(url, schema);
   });
 

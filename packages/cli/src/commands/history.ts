@@ -2,11 +2,12 @@
 import type { Command } from 'commander';
 import type { HistoryKind, RecordVersion } from '@agentstate/core';
 import { EventTypes, readStateEvents } from '@agentstate/core';
-import { CliCommand, show } from '../context.js';
+import { CliCommand, show, withScopeFlags } from '../context.js';
 import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
 import { transcriptChange } from '../events.js';
 import type { Column } from '../output.js';
+import { type ScopeFlags, scopeFrom } from '../parse.js';
 import { printTable, shortTime } from '../output.js';
 
 /** The events that change a session's transcript: the version they leave is the session, but what happened is the turn. */
@@ -45,18 +46,25 @@ async function rows(db: Database, versions: readonly RecordVersion[]): Promise<R
   });
 }
 
-/** The `history` subcommand of a record group: `noun` names the record in the help. */
-export function historyCommand(noun: string, kinds: readonly HistoryKind[]): Command {
-  return new CliCommand('history')
+/**
+ * The `history` subcommand of a record group: `noun` names the record in the help. With `slugScope` (skills: what
+ * `--scope` means), a slug is taken too, resolved as `skills show` resolves it, and one that names no skill is
+ * refused as there, rather than answered with no history.
+ */
+export function historyCommand(noun: string, kinds: readonly HistoryKind[], slugScope?: string): Command {
+  const command = new CliCommand('history')
     .description(
       `every version of a ${noun} from the log, oldest first (seq, time, event, writer, actor, the record as that event left it; for a session, the turn appended or removed)`,
     )
-    .argument('<id>', `${noun} id`)
-    .run(async (ctx, id: string) => {
-      const { versions, table } = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => {
-        const versions = (await db.history(id)).filter((v) => kinds.includes(v.kind));
-        return { versions, table: ctx.json ? [] : await rows(db, versions) };
-      });
-      show(ctx, versions, () => printTable(columns, table, `(no history for ${id})`));
+    .argument(slugScope ? '<id-or-slug>' : '<id>', slugScope ? `${noun} id or slug` : `${noun} id`);
+  return (slugScope ? withScopeFlags(command, slugScope) : command).run(async (ctx, key: string, opts: ScopeFlags) => {
+    const { versions, table } = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => {
+      const of = async (id: string) => (await db.history(id)).filter((v) => kinds.includes(v.kind));
+      let versions = await of(key);
+      // A slug names no event: its skill's id does.
+      if (versions.length === 0 && slugScope) versions = await of((await db.skills.getAny(key, { scope: scopeFrom(opts) })).id);
+      return { versions, table: ctx.json ? [] : await rows(db, versions) };
     });
+    show(ctx, versions, () => printTable(columns, table, `(no history for ${key})`));
+  });
 }

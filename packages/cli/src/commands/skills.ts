@@ -153,7 +153,7 @@ export function skillsCommand(): Command {
       show(ctx, skill, `deleted skill ${skill.slug} (${describeScope(skill.scope)})`);
     });
 
-  group.addCommand(historyCommand('skill', ['skill']));
+  group.addCommand(historyCommand('skill', ['skill'], SLUG_IN_SCOPE));
 
   return group;
 }

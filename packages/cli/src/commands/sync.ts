@@ -1,5 +1,5 @@
-/** `agentstate sync <a> <b>`: two SQLite files, or a file and a server, exchange what each lacks (docs/contract.md §12). */
-import { httpPeer, sync, type SyncPeer, type SyncSummary } from '@agentstate/core';
+/** `agentstate sync <a> <b>`: two databases (SQLite files or PostgreSQL schemas), or one and a server, exchange what each lacks (docs/contract.md §12). */
+import { httpPeer, SyncHttpError, sync, type SyncPeer, type SyncSummary } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { CliCommand, show, withScopeFlags } from '../context.js';
 import { describeTarget, resolveTarget } from '@agentstate/open';
@@ -20,7 +20,8 @@ export function syncCommand(): CliCommand {
   return withScopeFlags(command, "only the events whose records all lie in this scope's subtree travel, both ways (default: the whole store)").run(
     async (ctx, a: string, b: string, opts: { batchSize?: number; token?: string } & ScopeFlags) => {
       const started = performance.now();
-      const token = opts.token ?? io().env.AGENTSTATE_MCP_TOKEN;
+      // An empty variable is unset, as an empty AGENTSTATE_DB is.
+      const token = opts.token ?? (io().env.AGENTSTATE_MCP_TOKEN || undefined);
       const first = await openSide(a, false, token);
       try {
         const second = await openSide(b, true, token);
@@ -32,7 +33,9 @@ export function syncCommand(): CliCommand {
             onProgress: (s: SyncSummary) => progress.update(s.toA + s.toB),
             ...(scope ? { scope } : {}),
           };
-          const summary = await sync(first.peer, second.peer, options).finally(() => progress.stop());
+          const summary = await sync(first.peer, second.peer, options)
+            .catch((error: unknown) => Promise.reject(withTokenHint(error, token)))
+            .finally(() => progress.stop());
           // A URL's password is never printed.
           const report = { a: describeTarget(a), b: describeTarget(b), ...summary, seconds: (performance.now() - started) / 1000 };
           show(
@@ -55,6 +58,13 @@ async function openSide(side: string, create: boolean, token: string | undefined
   if (/^https?:\/\//i.test(side)) return { peer: httpPeer(side, token === undefined ? {} : { token }), close: async () => {} };
   const db = await openDatabase(resolveTarget(side, {}, io().cwd), create ? { create: true } : {});
   return { peer: db, close: () => db.close() };
+}
+
+/** A server's 401, told where its token comes from: the server's answer speaks of headers, not of this command's flags. */
+function withTokenHint(error: unknown, token: string | undefined): unknown {
+  if (!(error instanceof SyncHttpError) || error.status !== 401) return error;
+  const hint = token === undefined ? 'no token was given: set $AGENTSTATE_MCP_TOKEN or pass --token' : 'the server refused the token given';
+  return new SyncHttpError(401, `${error.message} (${hint})`, { cause: error });
 }
 
 /** The summary's word on merges, when there were some: the versions that lost are in `history`, marked. */

@@ -138,7 +138,7 @@ export function httpPeer(url: string, options: HttpPeerOptions = {}): SyncPeer {
   };
   let identity: Promise<string> | undefined;
   return {
-    start: async ({ vector, limit, scope, changes }) => post<SyncStarted>('start', JSON.stringify({ vector, limit, scope, changes })),
+    start: async ({ vector, limit, scope, changes, replicaId }) => post<SyncStarted>('start', JSON.stringify({ vector, limit, scope, changes, replicaId })),
     vector: async (vectorOptions = {}) => (await post<{ vector: Vector }>('vector', JSON.stringify({ scope: vectorOptions.scope }))).vector,
     // A store's replica id never changes: asked once per peer (again after a failed ask).
     replicaId: () =>

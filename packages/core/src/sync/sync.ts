@@ -1,5 +1,5 @@
 /** `sync(a, b)`: two stores exchange what each lacks, batch by batch (docs/contract.md §12). */
-import { ValidationError } from '../errors.js';
+import { SyncConflictError, ValidationError } from '../errors.js';
 import type { PolicyMerge, RetentionStore } from '../provider/retention.js';
 import type { EventSourcedProvider } from '../provider/types.js';
 import type { Scope } from '../records/records.js';
@@ -34,6 +34,8 @@ export interface SyncStart {
   scope?: Scope;
   /** The caller's retention policy changes (a whole-store sync only), merged into the store's first. */
   changes?: readonly PolicyChange[];
+  /** The caller's replica id, when it has one: the store refuses a caller that is itself (see {@link startSync}). */
+  replicaId?: string;
 }
 
 /** The answer to a {@link SyncStart}. */
@@ -49,14 +51,25 @@ export interface SyncStarted {
 }
 
 /**
- * What a sync asks first of `peer`, as separate calls: the merge of the caller's policy changes, then the peer's
- * vector and id, then the first batch the caller lacks, read after the vector, so it holds every event of the
- * vector the caller lacks (the sync's word once a batch is shorter than asked for). A sync server answers `/sync/start` with it.
+ * What a sync asks first of `peer`, as separate calls: its id, then the merge of the caller's policy changes, then
+ * its vector, then the first batch the caller lacks, read after the vector, so it holds every event of the vector
+ * the caller lacks (the sync's word once a batch is shorter than asked for). A sync server answers `/sync/start`
+ * with it. A caller of the peer's own replica id (the same store, or a byte copy of it) is a `SyncConflictError`
+ * (`copy`) before anything is written: two copies that both wrote hold different events under the same places,
+ * which no sync can tell apart (docs/contract.md §12, "Replicas").
  */
-export async function startSync(peer: SyncPeer, { vector: lacking, limit, scope, changes }: SyncStart): Promise<SyncStarted> {
+export async function startSync(peer: SyncPeer, { vector: lacking, limit, scope, changes, replicaId: caller }: SyncStart): Promise<SyncStarted> {
+  const replicaId = await peer.replicaId?.();
+  if (caller !== undefined && caller === replicaId)
+    throw new SyncConflictError(
+      'copy',
+      replicaId,
+      0,
+      `both sides are replica ${replicaId}: the same store, or a byte copy of it, which syncs with nothing it holds (to make a new replica, sync into a new store); nothing was received`,
+    );
   const retention = changes === undefined ? undefined : await peer.retention.merge(changes);
   const scoped = scope === undefined ? {} : { scope };
-  const [vector, replicaId] = await Promise.all([peer.vector(scoped), peer.replicaId?.()]);
+  const vector = await peer.vector(scoped);
   const events = await peer.changes(lacking, { ...scoped, limit });
   return { vector, events, ...(replicaId === undefined ? {} : { replicaId }), ...(retention === undefined ? {} : { retention }) };
 }
@@ -142,7 +155,13 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
   };
   const atA = await seed(a, b, heldByA, 'toA');
   // One call to `b` before the batches (one request over HTTP): its policies, its vector and id, the first batch.
-  const request: SyncStart = { ...scoped, vector: atA, limit: batchSize, ...(policies ? { changes: policies.changes } : {}) };
+  const request: SyncStart = {
+    ...scoped,
+    vector: atA,
+    limit: batchSize,
+    ...(policies ? { changes: policies.changes } : {}),
+    ...(idA === undefined ? {} : { replicaId: idA }),
+  };
   const started = await (b.start ? b.start(request) : startSync(b, request));
   if (policies !== undefined && started.retention !== undefined) {
     summary.toB += started.retention.received;

@@ -60,6 +60,7 @@ async function call(provider: EventSourcedProvider, policy: ScopePolicy, route: 
     from?: Vector;
     events: SyncEvent[];
     changes?: PolicyChange[];
+    replicaId?: string;
   };
   const scope = syncScope(input.scope ?? policy.bound);
   if (!scopeStartsWith(scope, policy.bound) || (!sameScope(scope, policy.bound) && !policy.allowSubscopes))
@@ -68,10 +69,18 @@ async function call(provider: EventSourcedProvider, policy: ScopePolicy, route: 
     );
   // A removal names no scope: policies travel only where the whole store does (docs/contract.md §12).
   if ((route === 'retention' || (route === 'start' && input.changes !== undefined)) && scope.length !== 0)
-    throw new ScopeDeniedError(`scope: retention policies sync only with the whole store; this server syncs the subtree at ${describeScope(scope)}`);
+    throw new ScopeDeniedError(
+      `scope: this server syncs the subtree at ${describeScope(scope)}, not the whole store with its retention policies: sync with the scope ${describeScope(scope)}`,
+    );
   if (route === 'retention') return provider.retention.merge(input.changes as PolicyChange[]);
   if (route === 'start')
-    return startSync(provider, { vector: input.vector, limit: input.limit as number, scope, ...(input.changes ? { changes: input.changes } : {}) });
+    return startSync(provider, {
+      vector: input.vector,
+      limit: input.limit as number,
+      scope,
+      ...(input.changes ? { changes: input.changes } : {}),
+      ...(input.replicaId === undefined ? {} : { replicaId: input.replicaId }),
+    });
   if (route === 'vector') return { vector: await provider.vector({ scope }), replicaId: await provider.replicaId() };
   if (route === 'changes')
     return { events: await provider.changes(input.vector, { limit: input.limit, scope, ...(input.after ? { after: input.after } : {}) }) };

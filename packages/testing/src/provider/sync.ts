@@ -725,6 +725,34 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       for (const p of [a, b]) expect(await p.skills.getAny(skill.id), 'purged on both').toMatchObject({ ...tombstone, syncVersion: 7 });
       await expectConverged([a, b]);
     }),
+
+  'W30 a sync between one replica and itself (the same store, or a byte copy of it) is refused as a copy before anything is written, either side first': pairs(
+    async (a, b) => {
+      await a.memory.write({ content: 'written on a' });
+      await a.retention.set({ record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
+      await b.memory.write({ content: 'written on b' });
+      // b's store under a's replica id: a byte copy of a that went on writing apart.
+      const copy: SyncPeer = {
+        vector: (options) => b.vector(options),
+        changes: (vector, options) => b.changes(vector, options),
+        receive: (events, options) => b.receive(events, options),
+        retention: b.retention,
+        replicaId: () => a.replicaId(),
+      };
+      const before = await Promise.all([heads([a, b]), a.retention.list(), b.retention.list()]);
+      const id = await a.replicaId();
+      for (const [x, y] of [
+        [a, a],
+        [a, copy],
+        [copy, a],
+      ] as const) {
+        const refused = await expectError(() => sync(x, y), SyncConflictError);
+        expect([refused.reason, refused.code, refused.origin]).toEqual(['copy', 'diverged', id]);
+        expect(refused.message).toMatch(/the same store, or a byte copy of it.*nothing was received$/);
+      }
+      expect(await Promise.all([heads([a, b]), a.retention.list(), b.retention.list()]), 'nothing written: no event, no policy').toEqual(before);
+    },
+  ),
 });
 
 // Y19–Y26 (sync-fields.ts) and Y30–Y39 (sync-scope.ts) run on the same pairs, with the same work.
