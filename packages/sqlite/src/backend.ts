@@ -73,6 +73,8 @@ export class SqliteBackend implements StateBackend {
       let open = true;
       let savepoints = 0;
       let purged = false;
+      // A seed's one transaction leaves a -wal as large as the file it took.
+      let seeded = false;
       // What a look-up of this transaction already read, which nothing changes before the next commit.
       const lastSeqs = new Map<string, number>();
       /** Moves the transaction past `event`, just stored with `change`. */
@@ -124,12 +126,13 @@ export class SqliteBackend implements StateBackend {
         seed: (source, received) => {
           if (!open) throw new ClosedError('this write transaction has ended');
           if (!this.seedsFrom(source) || state.seq !== 0) return undefined;
-          const seeded = conn.onWriter(() => seedFrom(this, source, headTime, received));
-          if (seeded === undefined) return undefined;
-          state = { seq: seeded.head, maxHlc: seeded.maxHlc, generation: state.generation };
-          headTime = seeded.headTime;
+          const took = conn.onWriter(() => seedFrom(this, source, headTime, received));
+          if (took === undefined) return undefined;
+          state = { seq: took.head, maxHlc: took.maxHlc, generation: state.generation };
+          headTime = took.headTime;
+          seeded = true;
           lastSeqs.clear();
-          return seeded;
+          return took;
         },
         append: (inputs) => {
           if (!open) throw new ClosedError('this write transaction has ended');
@@ -164,6 +167,7 @@ export class SqliteBackend implements StateBackend {
         open = false;
         conn.commit();
         if (purged || this.#erasedInWal) this.#emptyWal();
+        else if (seeded) this.conn.writer.pragma('wal_checkpoint(TRUNCATE)');
         return result;
       } catch (error) {
         throw mapSqliteError(error, conn.path);

@@ -312,6 +312,7 @@ export class Projection {
       this.conn.db.exec(`INSERT INTO ${index.table} (${index.table}) VALUES ('delete-all')`);
       const insert = this.conn.prepare(`INSERT INTO ${index.table} (rowid, text) VALUES (?, ?)`);
       for (const row of index.liveTexts(this.conn)) insert.run(row.n, row.text);
+      this.conn.db.exec(`INSERT INTO ${index.table} (${index.table}) VALUES ('optimize')`);
     }
   }
 
