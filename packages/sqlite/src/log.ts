@@ -243,7 +243,7 @@ export class SqliteLog implements Log {
         const ownAfter = lacks(vector, own, 1) ? 0 : vector[own]!;
         const runs: { sql: string; params: unknown[]; start: number }[] = [];
         // A vector without this store names none of its events: unless it holds one, nothing of its own is lacked.
-        if (ownAfter < head && (ownAfter > 0 || this.#holdsOwn(head))) runs.push({ sql: '(origin IS NULL AND seq > ?)', params: [ownAfter], start: ownAfter });
+        if (ownAfter < head && this.#holdsOwn(head)) runs.push({ sql: '(origin IS NULL AND seq > ?)', params: [ownAfter], start: ownAfter });
         for (const [origin, last] of Object.entries(this.#originHeads())) {
           const after = lacks(vector, origin, 1) ? 0 : vector[origin]!;
           if (last <= after) continue;
