@@ -114,6 +114,8 @@ describe('agentstate sync', () => {
     ok(['memory', 'write', 'globex secret', '--scope', '["globex"]', '--db', c]);
     expect(okJson(['sync', c, d, '--scope', 'acme', '--json'])).toMatchObject({ toA: 0, toB: 2, merged: 0, batches: 1 });
     expect(ok(['memory', 'list', '--db', d])).not.toContain('globex');
+    // Held in part: none of the origin's events whole, its first two events of the subtree.
+    expect(ok(['stats', '--db', d])).toMatch(/^origin: +[0-9a-f]{32} up to #0, and in part up to #2 \(a scoped sync's\)$/m);
     expect(okJson(['sync', c, d, '--scope', '["acme"]', '--json'])).toMatchObject({ toA: 0, toB: 0, merged: 0, batches: 0 });
     expect(okJson(['sync', c, d, '--json'])).toMatchObject({ toA: 0, toB: 1, merged: 0, batches: 1 });
     expect(fails(1, ['sync', c, d, '--scope', '[1]'])).toContain('--scope');

@@ -1,6 +1,6 @@
 /** `agentstate verify`, `rebuild`, `snapshot` and `stats`: the health of a database. */
 import type { Command } from 'commander';
-import type { Snapshot } from '@agentstate/core';
+import type { Snapshot, Vector } from '@agentstate/core';
 import { STATE_STREAM, encodeSnapshot, storedSnapshotBytes } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { CliCommand, show } from '../context.js';
@@ -55,9 +55,19 @@ async function gatherStats(db: Database, path: string) {
   };
 }
 
-/** This store's replica id and, for each origin it holds, how far it has received it (its own: its head). */
-async function origins(db: Database): Promise<{ replica: string; origins: { origin: string; seq: number }[] }> {
-  return { replica: await db.replicaId(), origins: Object.entries(await db.vector()).map(([origin, seq]) => ({ origin, seq })) };
+/**
+ * This store's replica id and, for each origin it holds, how far it has received it whole (its own: its head) and,
+ * where it holds later events of it (a scoped sync's, in part), the last of those (`held`).
+ */
+async function origins(db: Database): Promise<{ replica: string; origins: { origin: string; seq: number; held?: number }[] }> {
+  const [replica, whole, held] = await Promise.all([db.replicaId(), db.vector(), db.log.vector?.() ?? ({} as Vector)]);
+  return {
+    replica,
+    origins: Object.entries(whole).map(([origin, seq]) => {
+      const last = origin === replica ? 0 : (held[origin] ?? 0);
+      return last > seq ? { origin, seq, held: last } : { origin, seq };
+    }),
+  };
 }
 
 /** The maintenance commands. */
@@ -139,7 +149,10 @@ export function maintenanceCommands(): Command[] {
           'last snapshot',
           s.lastSnapshot ? `seq ${count(s.lastSnapshot.seq)}, ${bytes(s.lastSnapshot.bytes)}, ${count(s.lastSnapshot.behind)} events behind` : 'none',
         ],
-        ...s.origins.map(({ origin, seq }): [string, string] => ['origin', `${origin} up to #${count(seq)}${origin === s.replica ? ' (this store)' : ''}`]),
+        ...s.origins.map(({ origin, seq, held }): [string, string] => [
+          'origin',
+          `${origin} up to #${count(seq)}${origin === s.replica ? ' (this store)' : ''}${held ? `, and in part up to #${count(held)} (a scoped sync's)` : ''}`,
+        ]),
       ]),
     );
   });
