@@ -123,10 +123,10 @@ export class SqliteBackend implements StateBackend {
             return { stored, merged };
           });
         },
-        seed: (source, received) => {
+        seed: async (source, received, onProgress) => {
           if (!open) throw new ClosedError('this write transaction has ended');
           if (!this.seedsFrom(source) || state.seq !== 0) return undefined;
-          const took = conn.onWriter(() => seedFrom(this, source, headTime, received));
+          const took = await seedFrom(this, source, headTime, received, onProgress);
           if (took === undefined) return undefined;
           state = { seq: took.head, maxHlc: took.maxHlc, generation: state.generation };
           headTime = took.headTime;

@@ -32,47 +32,58 @@ export interface SeededFile extends Seeded {
 
 /**
  * Seeds `target`, whose log holds no `state` event and whose file holds no vector index, from `source`, another file's store,
- * inside `target`'s open write transaction (on its write handle), reading `source` in one read
- * transaction: undefined, and nothing written, where `source` holds no `state` event or has tables
- * behind its log. Each event, checked against its checksum, is made by `received` (which
- * throws for one no receive takes) and appended with its stored text at its seq there; `headTime` is the
- * time the first may not precede.
+ * inside `target`'s open write transaction, reading `source` in one read transaction (its process's other writes to it
+ * wait): undefined, and nothing written, where `source` holds no `state` event or has tables behind its log. Each event,
+ * checked against its checksum, is made by `received` (which throws for one no receive takes) and appended with its
+ * stored text at its seq there; `headTime` is the time the first may not precede. Between pages of events it lets the
+ * event loop run, and tells `onProgress` the events taken so far.
  */
-export function seedFrom(
+export async function seedFrom(
   target: SeedParts,
   source: SeedParts,
   headTime: string | undefined,
   received: (event: LogEvent, sender: string, validated: boolean) => AppendInput,
-): SeededFile | undefined {
-  if (target.conn.prepare('SELECT 1 FROM vector_indexes LIMIT 1').get() !== undefined) return undefined;
-  return source.conn.read(() => {
-    const head = source.log.headNow(STATE_STREAM);
-    const state = source.projection.state();
-    if (head === 0 || state.seq !== head) return undefined;
-    const sender = source.log.identityNow();
-    const vector: Record<string, number> = {};
-    let time = headTime;
-    target.projection.beginBulk();
-    try {
-      for (let seq = 0; seq < head; ) {
-        const events = source.log.readForSeed(seq, PAGE);
-        for (const { event, text, validated } of events) {
-          // At the seq it has there: a purge's marks on the events it erased name that seq.
-          if (event.seq !== ++seq) throw new CorruptionError(STATE_STREAM, seq, 'the store synced from lacks this event of its log; nothing was received');
-          const input = received(event, sender, validated);
-          time = target.log.appendInTransaction(input, seq, time, text).event.time;
-          // A store that received part of an origin holds its events out of their order.
-          vector[input.origin!] = Math.max(vector[input.origin!] ?? 0, input.originSeq!);
+  onProgress?: (taken: number) => void,
+): Promise<SeededFile | undefined> {
+  const onTarget = <T>(fn: () => T): T => target.conn.onWriter(fn);
+  if (onTarget(() => target.conn.prepare('SELECT 1 FROM vector_indexes LIMIT 1').get()) !== undefined) return undefined;
+  return source.conn.exclusive(() =>
+    source.conn.readAcross(async () => {
+      const head = source.log.headNow(STATE_STREAM);
+      const state = source.projection.state();
+      if (head === 0 || state.seq !== head) return undefined;
+      const sender = source.log.identityNow();
+      const vector: Record<string, number> = {};
+      let time = headTime;
+      onTarget(() => target.projection.beginBulk());
+      try {
+        for (let seq = 0; seq < head; ) {
+          const events = source.log.readForSeed(seq, PAGE);
+          if (events.length === 0) throw new CorruptionError(STATE_STREAM, seq + 1, 'the store synced from lacks this event of its log; nothing was received');
+          onTarget(() => {
+            for (const { event, text, validated } of events) {
+              // At the seq it has there: a purge's marks on the events it erased name that seq.
+              if (event.seq !== ++seq) throw new CorruptionError(STATE_STREAM, seq, 'the store synced from lacks this event of its log; nothing was received');
+              const input = received(event, sender, validated);
+              time = target.log.appendInTransaction(input, seq, time, text).event.time;
+              // A store that received part of an origin holds its events out of their order.
+              vector[input.origin!] = Math.max(vector[input.origin!] ?? 0, input.originSeq!);
+            }
+          });
+          onProgress?.(seq);
+          // A long seed leaves the process's other work its turns, as batches of a sync do.
+          await new Promise((resolve) => setImmediate(resolve));
         }
-        if (events.length === 0) throw new CorruptionError(STATE_STREAM, seq + 1, 'the store synced from lacks this event of its log; nothing was received');
+        onTarget(() => {
+          for (const table of FOLDED_TABLES) copyTable(source.conn, target.conn, table);
+          target.projection.endBulk();
+        });
+      } finally {
+        target.projection.cancelBulk();
       }
-      for (const table of FOLDED_TABLES) copyTable(source.conn, target.conn, table);
-      target.projection.endBulk();
-    } finally {
-      target.projection.cancelBulk();
-    }
-    return { received: head, vector, maxHlc: state.maxHlc, head, headTime: time! };
-  });
+      return { received: head, vector, maxHlc: state.maxHlc, head, headTime: time! };
+    }),
+  );
 }
 
 /** Copies every row of `table` from `source` into `target`, whose one row of a single-row table it replaces. */

@@ -111,6 +111,30 @@ describe('a first sync into an empty SQLite file', () => {
     expect(rowsApart(tmp.file('pushed.db'), tmp.file('batched.db'))).toEqual({});
   });
 
+  it('tells the progress of a long seed as it goes, and lets the event loop run between its pages', async () => {
+    const source = await openSqlite(tmp.file('source.db'));
+    const session = await source.sessions.create({ title: 'long' });
+    for (let i = 0; i < 5; i++)
+      await source.sessions.appendTurns(
+        session.id,
+        Array.from({ length: 1_000 }, (_, n) => ({ role: 'user' as const, content: `turn ${i * 1_000 + n}` })),
+      );
+    const head = await source.log.head(STATE_STREAM);
+    const target = await openSqlite(tmp.file('target.db'));
+    const told: number[] = [];
+    let turns = 0;
+    const ticking = setInterval(() => {
+      turns += 1;
+    }, 0);
+    const summary = await sync(target, source, { onProgress: ({ toA }) => told.push(toA) }).finally(() => clearInterval(ticking));
+    expect(summary).toMatchObject({ toA: head, batches: 1 });
+    // A page of 2,000 events at a time, each told, then the summary of the one batch.
+    expect(told).toEqual([2_000, 4_000, head, head]);
+    expect(turns).toBeGreaterThan(0);
+    expect((await target.verify()).ok).toBe(true);
+    for (const p of [source, target]) await p.close();
+  });
+
   it('seeds from a file of v0.1, whose events carry the old checksums and payloads', async () => {
     writeFileSync(tmp.file('old.db'), gunzipSync(readFileSync(fileURLToPath(new URL('./fixtures/v1/state.db.gz', import.meta.url)))));
     const old = await openSqlite(tmp.file('old.db'));

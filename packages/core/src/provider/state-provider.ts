@@ -177,7 +177,10 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
   };
   // A seed folds nothing, so it embeds nothing: a store with an embedder takes what it lacks batch by batch.
   const seed =
-    embedder === undefined ? (source: StateBackend, covered: Vector) => seedEvents(engine, backend.log, hlc, source, covered, options.upcasters) : undefined;
+    embedder === undefined
+      ? (source: StateBackend, covered: Vector, onProgress?: (taken: number) => void) =>
+          seedEvents(engine, backend.log, hlc, source, covered, options.upcasters, onProgress)
+      : undefined;
   registerSeeding(provider.receive, { backend, ...(seed ? { seed } : {}) });
   return provider;
 }

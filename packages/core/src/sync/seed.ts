@@ -48,7 +48,7 @@ export function receivedFrom(event: LogEvent, sender: string, validated: boolean
 /** A seeding store: the seed it runs (absent where its backend or options allow none), and its backend, for a store seeded from it. */
 interface Seeding {
   backend: StateBackend;
-  seed?: (source: StateBackend, covered: Vector) => Promise<ReceiveResult | undefined>;
+  seed?: (source: StateBackend, covered: Vector, onProgress?: (taken: number) => void) => Promise<ReceiveResult | undefined>;
 }
 
 /**
@@ -65,21 +65,26 @@ export function registerSeeding(receive: object, seeding: Seeding): void {
 /**
  * Seeds `into`, which holds no `state` event, from `from` where both are providers made here whose
  * backends seed one from the other; undefined where not, and nothing was written: the sync then goes
- * batch by batch. `from`'s vector, read first, is the seed's word of what `into` then holds.
+ * batch by batch. `from`'s vector, read first, is the seed's word of what `into` then holds; `onProgress` is told
+ * the events taken so far as the seed goes.
  */
-export async function seedInto(into: Pick<SyncPeer, 'receive'>, from: Pick<SyncPeer, 'receive' | 'vector'>): Promise<ReceiveResult | undefined> {
+export async function seedInto(
+  into: Pick<SyncPeer, 'receive'>,
+  from: Pick<SyncPeer, 'receive' | 'vector'>,
+  onProgress?: (taken: number) => void,
+): Promise<ReceiveResult | undefined> {
   const seeding = SEEDING.get(into.receive);
   const source = SEEDING.get(from.receive)?.backend;
   if (seeding?.seed === undefined || source === undefined || seeding.backend.seedsFrom?.(source) !== true) return undefined;
-  return seeding.seed(source, await from.vector());
+  return seeding.seed(source, await from.vector(), onProgress);
 }
 
 /**
  * The seed of the store of `engine` over `log` from `source`, in one transaction of the engine's queue:
  * nothing, and undefined, unless the store holds no `state` event and its backend seeds from `source`;
  * else every event checked (`receivedFrom`) and appended, the tables copied, and the sync's notes
- * written as a receive of the whole would write them, with `covered` as its word. The clock `hlc`
- * then observes the highest HLC taken.
+ * written as a receive of the whole would write them, with `covered` as its word; `onProgress` told the events
+ * taken so far as it goes. The clock `hlc` then observes the highest HLC taken.
  */
 export function seedEvents(
   engine: Engine,
@@ -88,6 +93,7 @@ export function seedEvents(
   source: StateBackend,
   covered: Vector,
   upcasters: UpcasterRegistry | undefined,
+  onProgress?: (taken: number) => void,
 ): Promise<ReceiveResult | undefined> {
   const sync = syncLog(log);
   return engine.transact(async (tx) => {
@@ -95,7 +101,7 @@ export function seedEvents(
     if (tx.seed === undefined || tx.append === undefined) return none;
     const [held, replicaId] = await Promise.all([sync.vector(), sync.identity()]);
     if (Object.values(held).some((seq) => seq > 0)) return none;
-    const seeded = await tx.seed(source, (event, sender, validated) => receivedFrom(event, sender, validated, upcasters));
+    const seeded = await tx.seed(source, (event, sender, validated) => receivedFrom(event, sender, validated, upcasters), onProgress);
     if (seeded === undefined) return none;
     if (Object.hasOwn(seeded.vector, replicaId))
       throw new SyncConflictError(

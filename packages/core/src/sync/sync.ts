@@ -146,7 +146,9 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
   // for (§12, "A first sync into an empty store"): `b`'s into `a` before the start, `a`'s into `b` after it.
   const seeds = whole && options.batchSize === undefined;
   const seed = async (into: SyncPeer, from: SyncPeer, held: Vector, side: 'toA' | 'toB'): Promise<Vector> => {
-    const seeded = seeds && Object.values(held).every((seq) => seq === 0) ? await seedInto(into, from) : undefined;
+    // Told as it goes, as after each batch: a large file takes seconds.
+    const onProgress = (taken: number) => options.onProgress?.({ ...summary, [side]: summary[side] + taken });
+    const seeded = seeds && Object.values(held).every((seq) => seq === 0) ? await seedInto(into, from, onProgress) : undefined;
     if (seeded === undefined) return held;
     summary[side] += seeded.received;
     summary.batches += 1;

@@ -147,10 +147,14 @@ export interface StateWriteTx extends StateLookups {
    * this transaction's store holds no `state` event and `source` is one its backend `seedsFrom`, whose
    * tables are in step with its log, appends each of `source`'s `state` events (its checksum checked)
    * as a receive appends it, as `received` makes it (see `receivedFrom`), and copies the tables
-   * `source`'s fold made, in this transaction. Undefined, and nothing written, where it cannot: the
-   * caller then receives batch by batch.
+   * `source`'s fold made, in this transaction, telling `onProgress` the events taken so far as it goes.
+   * Undefined, and nothing written, where it cannot: the caller then receives batch by batch.
    */
-  seed?(source: StateBackend, received: (event: LogEvent, sender: string, validated: boolean) => AppendInput): Awaitable<Seeded | undefined>;
+  seed?(
+    source: StateBackend,
+    received: (event: LogEvent, sender: string, validated: boolean) => AppendInput,
+    onProgress?: (taken: number) => void,
+  ): Awaitable<Seeded | undefined>;
   /**
    * Optional: the `state` events after `afterSeq` (at most `limit`) as this
    * transaction sees them. A backend whose log readers wait for writers in
