@@ -2,21 +2,12 @@
  * Y93: a first sync into an empty store (docs/contract.md §12, "A first sync into an empty store") leaves it as a sync
  * batch by batch does, whether its backend seeds it from the other store at once or not.
  */
-import type { EventSourcedProvider, SyncPeer } from '@agentstate/core';
+import type { EventSourcedProvider } from '@agentstate/core';
 import { sync } from '@agentstate/core';
 import { expect } from 'vitest';
 import { marked } from '../suite/fixtures.js';
 import { checks, property, type ProviderCheck } from '../suite/harness.js';
-import { arbFleet, expectConverged, expectExchanged, runReplicaOps, syncSome } from './sync.js';
-
-/** `p` as a peer that is not a provider of this process, as a store in another process or behind HTTP is: a sync with it goes batch by batch. */
-export const batchByBatch = (p: EventSourcedProvider): SyncPeer => ({
-  vector: (options) => p.vector(options),
-  changes: (vector, options) => p.changes(vector, options),
-  receive: (events, options) => p.receive(events, options),
-  replicaId: () => p.replicaId(),
-  retention: p.retention,
-});
+import { arbFleet, batchByBatch, expectConverged, expectExchanged, runReplicaOps, syncSome } from './sync.js';
 
 /** Every version of every record `p` holds, losers marked, by record id. */
 async function histories(p: EventSourcedProvider): Promise<Record<string, string[]>> {

@@ -179,6 +179,15 @@ const arbRounds = <O>(n: number, op: fc.Arbitrary<O>, maxOps: number, rounds: nu
 /** Y7's case: 2 or 3 replicas. */
 export const arbFleet = fc.integer({ min: 2, max: 3 }).chain((n) => fc.record({ rounds: arbRounds(n, arbReplicaOp, 5, 3), n: fc.constant(n) }));
 
+/** `p` as a peer that is not a provider of this process, as a store in another process or behind HTTP is: a sync with it goes batch by batch. */
+export const batchByBatch = (p: EventSourcedProvider): SyncPeer => ({
+  vector: (options) => p.vector(options),
+  changes: (vector, options) => p.changes(vector, options),
+  receive: (events, options) => p.receive(events, options),
+  replicaId: () => p.replicaId(),
+  retention: p.retention,
+});
+
 /** Syncs `a` and `b` (unless they are one store), stopped after `stopAfter` batches when given (an interrupted sync). */
 export async function syncSome(a: EventSourcedProvider, b: SyncPeer, { stopAfter, ...options }: SyncOptions & { stopAfter: number | null }): Promise<void> {
   if (a === b) return;
@@ -732,13 +741,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       await a.retention.set({ record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
       await b.memory.write({ content: 'written on b' });
       // b's store under a's replica id: a byte copy of a that went on writing apart.
-      const copy: SyncPeer = {
-        vector: (options) => b.vector(options),
-        changes: (vector, options) => b.changes(vector, options),
-        receive: (events, options) => b.receive(events, options),
-        retention: b.retention,
-        replicaId: () => a.replicaId(),
-      };
+      const copy: SyncPeer = { ...batchByBatch(b), replicaId: () => a.replicaId() };
       const before = await Promise.all([heads([a, b]), a.retention.list(), b.retention.list()]);
       const id = await a.replicaId();
       for (const [x, y] of [
