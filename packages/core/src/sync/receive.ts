@@ -159,13 +159,7 @@ export async function receiveEvents(
           `${place} is held here as another event: the replicas diverged or the batch is forged; nothing was received`,
         );
       }
-      if (origin === replicaId)
-        throw new SyncConflictError(
-          'copy',
-          origin,
-          originSeq,
-          `${place} is this store's own, which it never wrote: it comes from a byte copy of this store (to make a new replica, sync into a new store); nothing was received`,
-        );
+      if (origin === replicaId) throw ownEventsError(origin, originSeq);
       fresh.push(item);
     }
     // Nothing is written before the batch is: every event is judged against the store as it was.
@@ -205,6 +199,16 @@ export async function receiveEvents(
     const changes = [...folded, ...marks];
     return { result: { received: fresh.length, skipped, merged }, changes, seqs: stored.map((event) => event.seq) };
   });
+}
+
+/** Event `originSeq` of this store's own origin, which it never wrote, brought to it: it is a byte copy of the store that wrote it (`copy`). */
+export function ownEventsError(origin: string, originSeq: number): SyncConflictError {
+  return new SyncConflictError(
+    'copy',
+    origin,
+    originSeq,
+    `event ${originSeq} of origin ${origin} is this store's own, which it never wrote: it comes from a byte copy of this store (to make a new replica, sync into a new store); nothing was received`,
+  );
 }
 
 /**

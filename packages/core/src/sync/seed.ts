@@ -4,7 +4,7 @@
  * each checked as a receive checks it, with the tables that store's fold made, instead of folding
  * them again batch by batch.
  */
-import { CorruptionError, SyncConflictError } from '../errors.js';
+import { CorruptionError } from '../errors.js';
 import { META_KEYS } from '../log/append.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { STATE_STREAM } from '../log/events.js';
@@ -14,7 +14,7 @@ import type { Engine } from '../provider/engine.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
 import type { StateBackend } from '../write/backend.js';
 import type { ReceiveResult } from './receive.js';
-import { syncLog } from './receive.js';
+import { ownEventsError, syncLog } from './receive.js';
 import { partialNote, scopedNote, SyncEventTypes } from './scope.js';
 import type { SyncPeer } from './sync.js';
 
@@ -81,7 +81,8 @@ export async function seedInto(
 
 /**
  * The seed of the store of `engine` over `log` from `source`, in one transaction of the engine's queue:
- * nothing, and undefined, unless the store holds no `state` event and its backend seeds from `source`;
+ * nothing, and undefined, unless its backend's transaction seeds (the store holds no `state` event, and
+ * the backend seeds from `source`);
  * else every event checked (`receivedFrom`) and appended, the tables copied, and the sync's notes
  * written as a receive of the whole would write them, with `covered` as its word; `onProgress` told the events
  * taken so far as it goes. The clock `hlc` then observes the highest HLC taken.
@@ -99,17 +100,10 @@ export function seedEvents(
   return engine.transact(async (tx) => {
     const none = { result: undefined, changes: [], seqs: [] };
     if (tx.seed === undefined || tx.append === undefined) return none;
-    const [held, replicaId] = await Promise.all([sync.vector(), sync.identity()]);
-    if (Object.values(held).some((seq) => seq > 0)) return none;
     const seeded = await tx.seed(source, (event, sender, validated) => receivedFrom(event, sender, validated, upcasters), onProgress);
     if (seeded === undefined) return none;
-    if (Object.hasOwn(seeded.vector, replicaId))
-      throw new SyncConflictError(
-        'copy',
-        replicaId,
-        seeded.vector[replicaId]!,
-        `the store synced from holds events of this store's origin, which it never wrote: this store comes from a byte copy (to make a new replica, sync into a new store); nothing was received`,
-      );
+    const replicaId = await sync.identity();
+    if (Object.hasOwn(seeded.vector, replicaId)) throw ownEventsError(replicaId, seeded.vector[replicaId]!);
     hlc.observe(seeded.maxHlc);
     // The notes a receive of the whole in one batch writes: each origin held whole from nothing, to the sender's word.
     const whole = Object.fromEntries(Object.keys(seeded.vector).map((origin) => [origin, 0]));
