@@ -19,9 +19,8 @@ import {
   parseReadQuery,
   parseUpToSeq,
   prepareEvent,
-  ROW_CHECKSUM_PREFIX,
-  rowChecksum,
   rowPayload,
+  storedChecksum,
 } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors } from './errors.js';
@@ -70,12 +69,12 @@ export function eventChecksum(type: string, schemaVersion: number, payload: stri
 }
 
 /**
- * The checksum a stored row must carry: over the whole row, or, for a row
- * written before version 0.2 (a bare base64 checksum, no prefix), the legacy
- * {@link eventChecksum}.
+ * The checksum a stored row must carry: over the whole row, by the format
+ * its checksum names, or, for a row written before version 0.2 (a bare base64
+ * checksum, no prefix), the legacy {@link eventChecksum}.
  */
 function expectedChecksum(row: EventRow): string {
-  return row.checksum.startsWith(ROW_CHECKSUM_PREFIX) ? rowChecksum(row) : eventChecksum(row.type, row.schema_version, row.payload);
+  return row.checksum.includes(':') ? storedChecksum(row) : eventChecksum(row.type, row.schema_version, row.payload);
 }
 
 /** Turns a row into an event; a changed or undecodable row is a `CorruptionError` naming the event. */

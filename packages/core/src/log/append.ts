@@ -41,7 +41,8 @@ export function checkStream(stream: unknown): string {
  * Validates an append and builds the event to store at `seq`: `time` from the
  * log's clock when absent, `schemaVersion` 1 when absent, linkage kept
  * verbatim. `previous` gives the time of the event at `seq - 1` of the
- * stream (asked only when `seq` > 1): times never decrease along a stream
+ * stream (asked unless `seq` is 1; at seq 0, an event whose position the
+ * database takes later, the time of the last): times never decrease along a stream
  * (docs/contract.md §7), so a clock reading earlier than it is raised to it
  * and a given time earlier than it is a `ValidationError`. The payload is the
  * caller's object: the log must serialise it before it returns, so later
@@ -55,7 +56,8 @@ export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Ins
   if (input.time !== undefined && (typeof input.time !== 'string' || !isCanonicalInstant(input.time))) {
     throw new ValidationError('time', 'must be an instant like 2026-11-29T16:54:02.123Z, of a date that exists');
   }
-  const time = notBefore(input.time, now, seq > 1 ? previous(input.stream) : undefined, input.stream, seq);
+  // Seq 0: an event the database places later (PostgreSQL's one-round-trip append), after the last it knows of.
+  const time = notBefore(input.time, now, seq !== 1 ? previous(input.stream) : undefined, input.stream, seq);
   const schemaVersion = input.schemaVersion ?? 1;
   // 0 is allowed for payloads from before versioning (e.g. imported legacy logs), for upcasters to migrate.
   if (!isSeq(schemaVersion)) throw new ValidationError('schemaVersion', 'must be a non-negative integer');
@@ -99,7 +101,7 @@ function notBefore(given: Instant | undefined, now: () => Instant, floor: Instan
   if (floor !== undefined && given < floor) {
     throw new ValidationError(
       'time',
-      `${given} is earlier than ${floor}, the time of event ${seq - 1} of stream ${stream}: times never decrease along a stream`,
+      `${given} is earlier than ${floor}, the time of ${seq > 0 ? `event ${seq - 1}` : 'the last event'} of stream ${stream}: times never decrease along a stream`,
     );
   }
   return given;

@@ -35,11 +35,22 @@ export const EVENT_ROW_COLUMNS = 'stream, seq, type, time, schema_version, paylo
 /** {@link EVENT_ROW_COLUMNS} and the checksum: the columns an insert of an event writes, before `validated`. */
 export const EVENT_COLUMNS = `${EVENT_ROW_COLUMNS}, checksum`;
 
-/** What marks a checksum over the whole row. Legacy SQLite checksums are bare base64, which has no colon. */
-export const ROW_CHECKSUM_PREFIX = '2:';
+/**
+ * What marks a checksum of the current format: the position hashed apart
+ * from the rest of the row ({@link placedChecksum}). Legacy SQLite checksums
+ * are bare base64, which has no colon.
+ */
+export const ROW_CHECKSUM_PREFIX = '3:';
+
+/** What marks a whole-row checksum of the earlier format: SHA-1 over every column at once. Such rows are still read. */
+const WHOLE_ROW_PREFIX = '2:';
 
 /** A nullable column in the checksum text: `\u0001` for null, so null and '' differ. */
 const field = (value: string | number | null): string => (value === null ? '\u0001' : String(value));
+
+/** The columns of `row` joined by NUL, `seq` as given (the earlier format put it second; the current one leaves it out). */
+const rowText = (row: Omit<EventRow, 'checksum' | 'seq'>, seq: string): string =>
+  `${row.stream}\u0000${seq}${row.type}\u0000${row.time}\u0000${row.schema_version}\u0000${row.payload}\u0000${field(row.actor)}\u0000${field(row.trace_id)}\u0000${field(row.span_id)}\u0000${field(row.causation_id)}\u0000${field(row.origin_instance_id)}\u0000${field(row.principal)}`;
 
 /** The row of `event` whose payload is already the JSON `text`, without its checksum: its keys in the order of {@link EVENT_ROW_COLUMNS}. */
 export function eventRow(event: LogEvent<unknown>, text: string): Omit<EventRow, 'checksum'> {
@@ -60,14 +71,46 @@ export function eventRow(event: LogEvent<unknown>, text: string): Omit<EventRow,
 }
 
 /**
- * The checksum of an event row: SHA-1 over every column that makes the
- * event (stream, seq, type, time, schema version, payload and the linkage
- * fields), so a changed time or actor is caught like a changed payload.
+ * The SHA-1 (base64) of every column of an event row but its seq: what a
+ * writer computes before it knows the event's position, when the database
+ * takes the position in the insert itself (PostgreSQL's one-round-trip
+ * append) and finishes the checksum there ({@link placedChecksum}).
+ */
+export function unplacedDigest(row: Omit<EventRow, 'checksum' | 'seq'>): string {
+  // The columns joined and hashed in one call: a streaming hash's dozen native calls cost more than the copy.
+  return hash('sha1', rowText(row, ''), 'base64');
+}
+
+/**
+ * The checksum of the event at `seq` whose other columns hash to `digest`
+ * ({@link unplacedDigest}): SHA-256 (base64) of the text `seq:digest`,
+ * prefixed. The text is ASCII, so a database computes the same bytes
+ * whatever its encoding: PostgreSQL's
+ * `'3:' || encode(sha256(convert_to(seq || ':' || digest, 'UTF8')), 'base64')`.
+ */
+export function placedChecksum(seq: number, digest: string): string {
+  return ROW_CHECKSUM_PREFIX + hash('sha256', `${seq}:${digest}`, 'base64');
+}
+
+/**
+ * The checksum of an event row: over every column that makes the event
+ * (stream, seq, type, time, schema version, payload and the linkage
+ * fields), so a changed time, actor or position is caught like a changed
+ * payload. The position is hashed apart from the rest, so that a database
+ * taking it in the insert can finish the checksum ({@link placedChecksum}).
  */
 export function rowChecksum(row: Omit<EventRow, 'checksum'>): string {
-  // The columns joined by NUL and hashed in one call: a streaming hash's dozen native calls cost more than the copy.
-  const text = `${row.stream}\u0000${row.seq}\u0000${row.type}\u0000${row.time}\u0000${row.schema_version}\u0000${row.payload}\u0000${field(row.actor)}\u0000${field(row.trace_id)}\u0000${field(row.span_id)}\u0000${field(row.causation_id)}\u0000${field(row.origin_instance_id)}\u0000${field(row.principal)}`;
-  return ROW_CHECKSUM_PREFIX + hash('sha1', text, 'base64');
+  return placedChecksum(row.seq, unplacedDigest(row));
+}
+
+/**
+ * The checksum a stored row must carry, by the format its own names: the
+ * current one, or the earlier whole-row SHA-1 (`2:`), which rows written
+ * before this format carry. A bare one (no prefix) is SQLite's legacy
+ * format, which its log checks itself.
+ */
+export function storedChecksum(row: EventRow): string {
+  return row.checksum.startsWith(WHOLE_ROW_PREFIX) ? WHOLE_ROW_PREFIX + hash('sha1', rowText(row, `${row.seq}\u0000`), 'base64') : rowChecksum(row);
 }
 
 /** The values of {@link EVENT_COLUMNS} in that order, as a driver returns a row in array mode. */
@@ -147,15 +190,40 @@ export function prepareEvent<P>(
   return { event, text, values, validated };
 }
 
+/** An append made ready for a database that takes its position in the insert: {@link prepareUnplaced}. */
+export interface UnplacedEvent<P> {
+  /** The event, its `seq` 0 until the caller learns the position. */
+  event: LogEvent<P>;
+  /** The payload as stored. */
+  text: string;
+  /** The values of {@link EVENT_ROW_COLUMNS} but `seq`, in that order. */
+  values: (string | number | null)[];
+  /** {@link unplacedDigest} of the row, which the database finishes into its checksum ({@link placedChecksum}). */
+  digest: string;
+}
+
+/**
+ * As {@link prepareEvent} for the stamper's own payload (valid by
+ * construction), at a position the database takes in the insert itself:
+ * the event is stamped after `previous`, the time of the last event before
+ * it, and its checksum is left for the database to finish.
+ */
+export function prepareUnplaced<P>(input: AppendInput<P>, now: () => Instant, previous: Instant | undefined): UnplacedEvent<P> {
+  const event = toLogEvent(input, 0, now, () => previous);
+  const text = payloadJson(event.payload);
+  const { seq: _seq, ...rest } = eventRow(event, text);
+  return { event, text, values: Object.values(rest), digest: unplacedDigest(rest) };
+}
+
 /** How a backend computes the checksum a stored row must carry. */
 export type RowChecksum = (row: EventRow) => string;
 
 /**
  * Parses a stored payload after checking the row against `expected` (by
- * default {@link rowChecksum}); either failing is a `CorruptionError` naming
+ * default {@link storedChecksum}); either failing is a `CorruptionError` naming
  * the event.
  */
-export function rowPayload(row: EventRow, expected: RowChecksum = rowChecksum): unknown {
+export function rowPayload(row: EventRow, expected: RowChecksum = storedChecksum): unknown {
   if (expected(row) !== row.checksum) throw new CorruptionError(row.stream, row.seq, 'the stored event does not match its checksum');
   try {
     return JSON.parse(row.payload);
@@ -165,7 +233,7 @@ export function rowPayload(row: EventRow, expected: RowChecksum = rowChecksum): 
 }
 
 /** Turns a row into an event, checked and parsed as {@link rowPayload} does. */
-export function eventFromRow(row: EventRow, expected: RowChecksum = rowChecksum): LogEvent {
+export function eventFromRow(row: EventRow, expected: RowChecksum = storedChecksum): LogEvent {
   const payload = rowPayload(row, expected);
   const event: LogEvent = { stream: row.stream, seq: row.seq, type: row.type, time: row.time, schemaVersion: row.schema_version, payload };
   if (row.actor !== null) event.actor = row.actor;
