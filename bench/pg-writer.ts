@@ -124,30 +124,56 @@ function rawTexts(schema: string) {
           .slice(2)
           .map((c) => `${c} = excluded.${c}`)
           .join(', ')}`,
+    // A turn to a session known from this writer's last append (known-append.ts): checked under the session's lock,
+    // the position taken and the checksum finished in the insert, the session's bump, history index and turn beside it.
+    knownLock: `SELECT 1 FROM ${t('sessions')} WHERE id = $1 FOR UPDATE`,
+    known: `WITH placed AS (
+        INSERT INTO ${t('events')} (stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal, checksum, validated)
+        SELECT $19, p.seq, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, '3:' || encode(sha256(convert_to(p.seq || ':' || $30, 'UTF8')), 'base64'), true
+        FROM (SELECT CASE WHEN EXISTS (SELECT 1 FROM ${t('sessions')} WHERE id = $1 AND NOT deleted AND sync_version = $31 AND hlc_wall = $32 AND hlc_counter = $33)
+          AND coalesce((SELECT seq FROM ${t('turns')} WHERE session_id = $1 ORDER BY seq DESC LIMIT 1), 0) = $34
+          THEN nextval('${t('positions')}') END AS seq) p
+        RETURNING seq),
+      bumped AS (UPDATE ${t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $11, hlc_counter = $12,
+        last_writer_id = CASE WHEN origin_instance_id = $17 THEN '' ELSE $17 END,
+        updated_at = CASE WHEN updated_at COLLATE "C" >= $8 THEN updated_at ELSE $8 END WHERE id = $1 AND NOT deleted),
+      indexed AS (INSERT INTO ${t('record_events')} (record_id, seq) SELECT r.id, placed.seq FROM placed, unnest($18::text[]) AS r (id) ON CONFLICT DO NOTHING),
+      turned AS (INSERT INTO ${t('turns')} (${TURN_COLUMNS}) VALUES (${place(15)}, array_to_tsvector($16::text[])))
+      SELECT seq FROM placed`,
     wake: `SELECT set_config('synchronous_commit', 'off', true), pg_notify('agentstate_events', $1)
   WHERE NOT pg_try_advisory_xact_lock(${LISTENERS_LOCK_KEY}, hashtext('"${schema}"')) AND pg_notification_queue_usage() < 0.5`,
   };
+}
+
+/** What a raw writer's last append left of its session: the check a known append sends. */
+interface RawKnown {
+  syncVersion: number;
+  wall: number;
+  lastTurn: number;
 }
 
 /**
  * The statements of one `appendTurn`, as the PostgreSQL store sends them
  * for an existing session. IT MUST MIRROR THE STORE'S WRITE PATH
  * (packages/postgres/src): re-align it whenever that path changes, or the
- * agentstate/raw ratio measures nothing. Today two round trips, each one
- * pipeline of plain statements its connection prepared once (database.ts
- * `TransactionSql`, `pipelined`): `BEGIN`, the writers' lock taken shared
- * (writers-lock.ts), the session locked `FOR UPDATE`, then its last turn
- * number read after the lock and, in the same statement, the next position
- * when the session is live (lookups.ts `session`: a turn without an id of
- * the caller's, which nothing refuses once its session is found live);
- * then the event (log.ts), the session's bump, the turn's upsert and the
- * history index in one statement (projection.ts `apply`), `COMMIT` and, when the last went
- * 10 ms ago or more, the subscribers' wake-up, a notification only while a
- * listener is registered
- * (`Database.transaction`). The store's one more
+ * agentstate/raw ratio measures nothing. Each round trip is one pipeline of
+ * plain statements its connection prepared once (database.ts
+ * `TransactionSql`, `pipelined`). To a session this writer's last append
+ * left `known` (known-append.ts), one round trip: `BEGIN`, the writers'
+ * lock taken shared (writers-lock.ts), the session locked `FOR UPDATE`, the
+ * checked append (the position taken and the checksum finished by the
+ * server), `COMMIT` and, when the last went 10 ms ago or more, the
+ * subscribers' wake-up, a notification only while a listener is registered
+ * (`Database.transaction`). Else, as the first append, two: the same
+ * opening, the session locked and read, then its last turn number read after
+ * the lock and, in the same statement, the next position when the session
+ * is live (lookups.ts `session`); then the event (log.ts), the session's
+ * bump, the turn's upsert and the history index in one statement
+ * (projection.ts `apply`), `COMMIT` and the wake-up. The store's one more
  * wake-up after a busy interval, sent through its pool, is left out. What
  * the store computes besides (stamping, validation, checksums) is reduced
- * here to the least that fills the same columns.
+ * here to the least that fills the same columns. Returns the turn's number
+ * and what it leaves known.
  */
 async function rawAppend(
   q: Query,
@@ -157,16 +183,26 @@ async function rawAppend(
   sessionId: string,
   id: string,
   content: string,
-): Promise<number> {
+  known: RawKnown | undefined,
+): Promise<RawKnown> {
   try {
-    const [, , , [looked]] = (await q([['BEGIN'], [texts.lock], [texts.session, [sessionId]], [texts.lastTurn, [sessionId]]])) as [
-      unknown,
-      unknown,
-      unknown,
-      { last_turn: number | null; position: number }[],
-    ];
-    const turnSeq = (looked!.last_turn ?? 0) + 1;
-    const seq = looked!.position;
+    let turnSeq: number;
+    let seq: number | undefined;
+    let syncVersion: number;
+    if (known === undefined) {
+      const [, , [session], [looked]] = (await q([['BEGIN'], [texts.lock], [texts.session, [sessionId]], [texts.lastTurn, [sessionId]]])) as [
+        unknown,
+        unknown,
+        { sync_version: number }[],
+        { last_turn: number | null; position: number }[],
+      ];
+      turnSeq = (looked!.last_turn ?? 0) + 1;
+      seq = looked!.position;
+      syncVersion = session!.sync_version;
+    } else {
+      turnSeq = known.lastTurn + 1;
+      syncVersion = known.syncVersion;
+    }
     const now = new Date().toISOString();
     const wall = Date.now();
     const payload = JSON.stringify({
@@ -174,38 +210,48 @@ async function rawAppend(
     });
     const wakes = wall - lastWake >= 10;
     if (wakes) lastWake = wall;
-    const checksum = createHash('sha1').update(`${seq}${payload}`).digest('base64');
-    await q([
-      [texts.event, ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, checksum, true, null, null, null]],
-      // A new turn has no append clock of its own (`appended_hlc`): its HLC is its append's.
-      [
-        texts.append,
+    const digest = createHash('sha1').update(`state${payload}`).digest('base64');
+    // A new turn has no append clock of its own (`appended_hlc`): its HLC is its append's.
+    const turn = [sessionId, turnSeq, id, 'user', content, '', '{}', now, 1, instance, wall, 0, '', false, null, [...new Set(content.split(' '))], instance];
+    const ending = [['COMMIT'], ...(wakes ? [[texts.wake, [schema]] as const] : [])] as const;
+    if (known === undefined) {
+      const checksum = createHash('sha256').update(`${seq}:${digest}`).digest('base64');
+      await q([
+        [texts.event, ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, `3:${checksum}`, true, null, null, null]],
+        [texts.append, [...turn, [sessionId, id], [seq, seq]]],
+        ...ending,
+      ]);
+    } else
+      await q([
+        ['BEGIN'],
+        [texts.lock],
+        [texts.knownLock, [sessionId]],
         [
-          sessionId,
-          turnSeq,
-          id,
-          'user',
-          content,
-          '',
-          '{}',
-          now,
-          1,
-          instance,
-          wall,
-          0,
-          '',
-          false,
-          null,
-          [...new Set(content.split(' '))],
-          instance,
-          [sessionId, id],
-          [seq, seq],
+          texts.known,
+          [
+            ...turn,
+            [sessionId, id],
+            'state',
+            'session.turn_appended',
+            now,
+            3,
+            payload,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            digest,
+            known.syncVersion,
+            known.wall,
+            0,
+            known.lastTurn,
+          ],
         ],
-      ],
-      ['COMMIT'],
-      ...(wakes ? [[texts.wake, [schema]] as const] : []),
-    ]);
-    return turnSeq;
+        ...ending,
+      ]);
+    return { syncVersion: syncVersion + 1, wall, lastTurn: turnSeq };
   } catch (error) {
     await q([['ROLLBACK']]);
     throw error;
@@ -224,11 +270,13 @@ async function rawWriter(url: string, schema: string, writer: number, sessionId:
   const q: Query = (statements) => pipelined(client, statements);
   const texts = rawTexts(schema);
   let n = 0;
+  let known: RawKnown | undefined;
   return {
     sessionId: session,
     append: async (content) => {
       const id = `raw-${writer}-${n++}`;
-      return [id, await rawAppend(q, texts, schema, instance, session, id, content)];
+      known = await rawAppend(q, texts, schema, instance, session, id, content, known);
+      return [id, known.lastTurn];
     },
     close: () => client.end(),
   };

@@ -30,6 +30,8 @@ import { fmt, printTable } from './table.js';
 const WRITER = fileURLToPath(new URL('./pg-writer.ts', import.meta.url));
 /** The rows' writer counts (`BENCH_PG_WRITERS`, comma-separated): 1 alone measures an append's CPU cost. */
 const WRITERS = (process.env.BENCH_PG_WRITERS ?? '1,4,16').split(',').map(Number);
+/** The stores the rows run (`BENCH_PG_KINDS`, comma-separated; default all three): one alone for a quick comparison of two builds. */
+const KINDS = new Set((process.env.BENCH_PG_KINDS ?? 'agentstate,raw,mastra').split(','));
 
 /** One timed run and what the schema held after it. */
 interface Run {
@@ -212,12 +214,9 @@ export async function benchWriters(url: string, turns: number): Promise<void> {
   const postmaster = await postmasterOf(url);
   const runs: Run[] = [];
   const perWriter = (writers: number) => Math.max(1, Math.floor(turns / writers));
-  for (const writers of WRITERS) {
-    runs.push(await run(url, postmaster, 'agentstate', writers, perWriter(writers)));
-    runs.push(await run(url, postmaster, 'raw', writers, perWriter(writers)));
-    runs.push(await run(url, postmaster, 'mastra', writers, perWriter(writers)));
-  }
-  if (WRITERS.includes(16)) runs.push(await run(url, postmaster, 'agentstate', 16, perWriter(16), true));
+  for (const writers of WRITERS)
+    for (const kind of ['agentstate', 'raw', 'mastra'] as const) if (KINDS.has(kind)) runs.push(await run(url, postmaster, kind, writers, perWriter(writers)));
+  if (WRITERS.includes(16) && KINDS.has('agentstate')) runs.push(await run(url, postmaster, 'agentstate', 16, perWriter(16), true));
   const find = (kind: WriterKind, writers: number, oneSession = false) =>
     runs.find((r) => r.kind === kind && r.writers === writers && r.oneSession === oneSession);
   const perAppend = (ms: number | undefined, r: Run) => (ms === undefined ? '—' : `${fmt(ms / r.appends, 2)} ms`);

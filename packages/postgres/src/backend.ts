@@ -14,7 +14,19 @@
  * whole write from its start. Within a process writes queue on a mutex, so
  * waiting writers hold one pooled connection, not all of them.
  */
-import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry, VerifyReport } from '@agentstate/core';
+import type {
+  EventMeta,
+  Hlc,
+  LogEvent,
+  Session,
+  Snapshot,
+  SnapshotCodec,
+  StateChange,
+  StoredSnapshot,
+  Turn,
+  UpcasterRegistry,
+  VerifyReport,
+} from '@agentstate/core';
 import type { ReceivedEvent, RebuildOptions, RebuildResult, StateBackend, StateQueries, StateWriteTx, VerifyOptions } from '@agentstate/core/backend';
 import type { TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { checkSnapshot, eventFromRow, Mutex, sortSnapshot, storedPayload, rowCodec } from '@agentstate/core/backend';
@@ -22,6 +34,7 @@ import { ClosedError, ConflictError, CorruptionError, EventTypes, plainCodec, ST
 import { allCheckpointRows } from './checkpoints.js';
 import { type Database, replanned, type Sql } from './database.js';
 import { foldChanges, foldPending } from './fold.js';
+import { isStaleGuess, type KnownSession, KnownSessions, knownAppendTexts, queueKnownAppend } from './known-append.js';
 import { eraseHistory } from './purge.js';
 import type { PostgresLog } from './log.js';
 import { tableLookups } from './lookups.js';
@@ -37,6 +50,12 @@ const WRITE_TRIES = 20;
 const COLLISIONS = new Set(['23505', '40001', '40P01']);
 
 /**
+ * A write that decided on a known session (`known-append.ts`) found it changed, or decided what a known append
+ * cannot send: tried again with the session read, so it reaches the caller only if every try failed so.
+ */
+class StaleGuess extends ConflictError {}
+
+/**
  * Whether a write that failed with `error` (raw, or mapped with the driver's error as its cause) is tried again: a
  * collision with a concurrent writer, or a statement whose plan another process's change of a table made stale (the
  * connection prepares it again by the next try; a transaction cannot send it again within).
@@ -45,8 +64,22 @@ function retried(error: unknown): boolean {
   const code = (e: unknown): unknown => (e as { code?: unknown } | null)?.code;
   const cause = (error as { cause?: unknown } | null)?.cause;
   return (
-    COLLISIONS.has(code(error) as string) || (error instanceof ConflictError && COLLISIONS.has(code(cause) as string)) || replanned(error) || replanned(cause)
+    error instanceof StaleGuess ||
+    COLLISIONS.has(code(error) as string) ||
+    (error instanceof ConflictError && COLLISIONS.has(code(cause) as string)) ||
+    replanned(error) ||
+    replanned(cause)
   );
+}
+
+/** What a try of a write tells its backend about the sessions it appended to (`PostgresBackend.#attempt`). */
+interface AttemptNotes {
+  /** The session as known, if it is; noted as the write's guess. */
+  guess(id: string): KnownSession | undefined;
+  guessed(): (KnownSession & { id: string }) | undefined;
+  read(session: Session | undefined): void;
+  placing(value: { event: LogEvent; rows: Promise<{ seq: number }[]>; before: Session; turn: Turn }): void;
+  appended(turn: Turn): void;
 }
 
 /** A {@link StateBackend} over one schema of a PostgreSQL database. */
@@ -58,6 +91,10 @@ export class PostgresBackend implements StateBackend {
   #lastTime: string | undefined;
   /** Whether the write's current try appended an event: one that appended nothing wakes no subscriber. */
   #appended = false;
+  /** The sessions this process appended to, as its last append to each left them: its next append to one takes one round trip. */
+  readonly #known = new KnownSessions();
+  /** The statements of a known append, made once. */
+  readonly #knownTexts: { lock: string; append: string };
 
   constructor(
     readonly db: Database,
@@ -69,7 +106,9 @@ export class PostgresBackend implements StateBackend {
     readonly upcasters: UpcasterRegistry | undefined,
     /** Opens stored snapshots for verification and rebuilds. */
     readonly codec: SnapshotCodec | undefined,
-  ) {}
+  ) {
+    this.#knownTexts = knownAppendTexts(db);
+  }
 
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
     return this.#mutex.run(async () => {
@@ -84,8 +123,53 @@ export class PostgresBackend implements StateBackend {
     });
   }
 
-  /** One try of a write: the whole of `fn` in one transaction. */
-  #attempt<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
+  /**
+   * One try of a write: the whole of `fn` in one transaction. A write alone that appends a turn to a session
+   * (nothing sent before its look-up) decides on the session as this process's last append left it, if it
+   * knows it, and sends its whole transaction with the `COMMIT` (`known-append.ts`).
+   */
+  async #attempt<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
+    // The known session a decision was made on; then the append it sent, settled by the COMMIT.
+    let guess: (KnownSession & { id: string }) | undefined;
+    let placing: { event: LogEvent; rows: Promise<{ seq: number }[]>; before: Session; turn: Turn } | undefined;
+    // The session read for an append outside a savepoint, and the turn appended to it: what the commit leaves known.
+    let read: Session | undefined;
+    let appended: Turn | undefined;
+    let result: T;
+    try {
+      result = await this.#transaction(fn, {
+        guess: (id) => {
+          const known = this.#known.get(id);
+          if (known !== undefined) guess = { id, ...known };
+          return known;
+        },
+        guessed: () => guess,
+        read: (session) => {
+          read = session;
+        },
+        placing: (value) => {
+          placing = value;
+        },
+        appended: (turn) => {
+          appended = turn;
+        },
+      });
+      if (placing !== undefined) {
+        const [row] = await placing.rows;
+        placing.event.seq = row!.seq;
+      }
+    } catch (error) {
+      const stale = isStaleGuess(error);
+      if (guess !== undefined) this.#known.forget(guess.id, stale);
+      throw stale ? new StaleGuess('the session changed since this process last appended to it', { cause: error }) : error;
+    }
+    if (placing !== undefined) this.#known.note(placing.before, placing.turn, true);
+    else if (read !== undefined && appended !== undefined && read.id === appended.sessionId) this.#known.note(read, appended, false);
+    return result;
+  }
+
+  /** The transaction of {@link #attempt}, telling `notes` what it guessed, read and appended. */
+  #transaction<T>(fn: (tx: StateWriteTx) => Promise<T>, notes: AttemptNotes): Promise<T> {
     return this.db.transaction(
       async (sql) => {
         let open = true;
@@ -94,13 +178,32 @@ export class PostgresBackend implements StateBackend {
         // of the group may have read what the colliding writer committed since.
         let collision: unknown;
         const lookups = tableLookups(this.db, sql, true);
+        const { session: readSession, lastTurnSeq } = lookups;
         // The look-ups' own object, with the write's methods added: a copy of their two dozen methods, or an object
         // inheriting from one made for a single write, costs each write more than stamping its change.
         const tx: StateWriteTx = Object.assign(lookups, {
+          // A session to append to, looked up first, outside a savepoint: as known, if it is; else read and noted.
+          session: (id: string, appends = false) => {
+            if (!appends || savepoints > 0 || sql.sent > 0) return readSession(id, appends);
+            const known = notes.guess(id);
+            if (known !== undefined) return known.session;
+            return (async () => {
+              const session = await readSession(id, appends);
+              notes.read(session);
+              return session;
+            })();
+          },
+          lastTurnSeq: (sessionId: string) => {
+            const guess = notes.guessed();
+            return guess?.id === sessionId ? guess.lastTurn : lastTurnSeq(sessionId);
+          },
           // Through the transaction: the log's own readers would wait for this write, which holds the writers' lock.
           readState: async (afterSeq, limit) => (await this.log.readRows(sql, STATE_STREAM, afterSeq, limit)).map((row) => eventFromRow(row)),
           commit: async (change, meta) => {
             if (!open) throw new ClosedError('this write transaction has ended');
+            const guess = notes.guessed();
+            if (guess !== undefined) return this.#appendKnown(sql, change, meta, guess, notes);
+            if (savepoints === 0 && change.type === EventTypes.TurnAppended) notes.appended(change.payload.turn);
             return this.#append(sql, change, meta, lookups.takenPosition());
           },
           receive: (batch) => {
@@ -143,6 +246,23 @@ export class PostgresBackend implements StateBackend {
       true,
       () => this.#appended,
     );
+  }
+
+  /**
+   * Queues the known append of `change` (`known-append.ts`), decided on `guess`: the event goes back with
+   * seq 0, set once the `COMMIT` has answered. A change a known append cannot send (another type, session or
+   * statement, an idempotent write's operation) is a {@link StaleGuess}: the write is tried again reading.
+   */
+  #appendKnown(sql: Sql, change: StateChange, meta: EventMeta, guess: KnownSession & { id: string }, notes: AttemptNotes): LogEvent {
+    if (change.type !== EventTypes.TurnAppended || change.payload.turn.sessionId !== guess.id || change.payload.operation !== undefined || sql.sent > 0)
+      throw new StaleGuess('a known session decided a change its append cannot send');
+    const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
+    const prepared = this.log.prepareUnplaced(input, this.#lastTime);
+    const rows = queueKnownAppend(sql, this.#knownTexts, change, prepared, guess);
+    this.#lastTime = prepared.event.time;
+    this.#appended = true;
+    notes.placing({ event: prepared.event, rows, before: guess.session, turn: change.payload.turn });
+    return prepared.event;
   }
 
   /**

@@ -44,6 +44,13 @@ export interface Sql {
    * write does while it holds locks costs few round trips.
    */
   exec(text: string, values?: readonly unknown[]): Promise<void>;
+  /**
+   * A statement that waits as {@link exec}'s does, its rows promised for
+   * when it has gone (in a transaction, by the `COMMIT` at the latest): a
+   * write learns what it needs of them after it is committed, without a
+   * round trip of their own. Its failure fails the statement that took it.
+   */
+  later<R>(text: string, values?: readonly unknown[]): Promise<R[]>;
   /** The rows of each of several statements, sent in one round trip (with what waits). */
   batch(statements: readonly Statement[]): Promise<unknown[][]>;
   /**
@@ -258,6 +265,8 @@ class TransactionSql implements Sql {
   /** Whether the transaction's opening has gone to the server. */
   started: boolean;
   readonly #pending: Statement[];
+  /** The statements of {@link later} still waiting: their place in `pending`, and how to answer them. */
+  readonly #promised: { at: number; resolve: (rows: unknown[]) => void; reject: (error: unknown) => void }[] = [];
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -279,6 +288,15 @@ class TransactionSql implements Sql {
     return this.#pending.length >= MAX_WAITING ? this.#send([]).then(() => undefined) : QUEUED;
   }
 
+  later<R>(text: string, values?: readonly unknown[]): Promise<R[]> {
+    this.sent += 1;
+    const at = this.#pending.push([text, values]) - 1;
+    const rows = new Promise<R[]>((resolve, reject) => this.#promised.push({ at, resolve: resolve as (rows: unknown[]) => void, reject }));
+    // Its failure is the statement's that took it, thrown there: the promise may be awaited only after that.
+    rows.catch(() => undefined);
+    return rows;
+  }
+
   batch(statements: readonly Statement[]): Promise<unknown[][]> {
     this.sent += statements.length;
     return this.#send(statements);
@@ -288,7 +306,15 @@ class TransactionSql implements Sql {
   async #send(statements: readonly Statement[]): Promise<unknown[][]> {
     this.started = true;
     const all = [...this.#pending.splice(0), ...statements];
-    const answers = all.some(([text]) => text.includes(';')) ? await results(this.client, all.map(inline).join(';\n')) : await pipelined(this.client, all);
+    const promised = this.#promised.splice(0);
+    let answers: unknown[][];
+    try {
+      answers = all.some(([text]) => text.includes(';')) ? await results(this.client, all.map(inline).join(';\n')) : await pipelined(this.client, all);
+    } catch (error) {
+      for (const { reject } of promised) reject(error);
+      throw error;
+    }
+    for (const { at, resolve } of promised) resolve(answers[at] ?? []);
     return answers.slice(answers.length - statements.length);
   }
 }
@@ -331,6 +357,10 @@ export class Database implements Sql {
 
   async exec(text: string, values?: readonly unknown[]): Promise<void> {
     await this.rows(text, values);
+  }
+
+  later<R>(text: string, values?: readonly unknown[]): Promise<R[]> {
+    return this.rows<R>(text, values);
   }
 
   /**

@@ -14,8 +14,18 @@ import type { SubscribeOptions, Subscription } from './subscribe.js';
 import { subscribeTo } from './subscribe.js';
 import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry, Vector } from '@agentstate/core';
 import { CorruptionError, EventTypes, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
-import type { EventRow, LogOptions, ReceivedEvent, ReplaySource } from '@agentstate/core/backend';
-import { checkSnapshot, checkStream, EVENT_COLUMNS, eventFromRow, parseReadQuery, parseUpToSeq, prepareEvent, rowPayload } from '@agentstate/core/backend';
+import type { EventRow, LogOptions, ReceivedEvent, ReplaySource, UnplacedEvent } from '@agentstate/core/backend';
+import {
+  checkSnapshot,
+  checkStream,
+  EVENT_COLUMNS,
+  eventFromRow,
+  parseReadQuery,
+  parseUpToSeq,
+  prepareEvent,
+  prepareUnplaced,
+  rowPayload,
+} from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
 import { tableLookups } from './lookups.js';
@@ -199,6 +209,14 @@ export class PostgresLog implements Log {
   async appendInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined): Promise<LogEvent<P>> {
     if (input.stream !== STATE_STREAM) await sql.rows(`UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1`, [input.stream, seq]);
     return (await this.#insert(sql, input, seq, previous, false)).event;
+  }
+
+  /**
+   * @internal The store's own `state` event, stamped after `previous` (as {@link appendInTransaction} stamps it)
+   * for a statement that takes its position and finishes its checksum itself (`known-append.ts`).
+   */
+  prepareUnplaced<P>(input: AppendInput<P>, previous: string | undefined): UnplacedEvent<P> {
+    return prepareUnplaced(input, this.#now, previous);
   }
 
   /**

@@ -19,6 +19,19 @@ const placeholders = (columns: string): string =>
     .map((_, i) => `$${i + 1}`)
     .join(', ');
 
+/**
+ * A live session's next version after a turn (core's `sessionAfterTurn`), the parameters named: an instant
+ * compares as text in code-point order, whatever the database's collation; the writer is stored as '' when it
+ * is the origin, as core's row codec stores it.
+ */
+export const bumpSessionText = (db: Database, id: string, wall: string, counter: string, writer: string, at: string): string =>
+  `UPDATE ${db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = ${wall}, hlc_counter = ${counter},
+        last_writer_id = CASE WHEN origin_instance_id = ${writer} THEN '' ELSE ${writer} END,
+        updated_at = CASE WHEN updated_at COLLATE "C" >= ${at} THEN updated_at ELSE ${at} END WHERE id = ${id} AND NOT deleted`;
+
+/** A turn's columns, then its lexemes (`search`); {@link turnValues} gives their values. */
+export const TURN_ROW = `${rowCodec.TURN_COLUMNS}, search`;
+
 /** A record's post-image as a fold writes it. */
 export type RecordEntry = Extract<ChangeRecord, { kind: 'session' | 'turn' | 'skill' | 'memory' }>;
 
@@ -31,14 +44,6 @@ export class Projection {
   readonly #texts: { bumpSession: string; putTurn: string; appendTurn: string; indexRecords: string };
 
   constructor(private readonly db: Database) {
-    const turns = `${rowCodec.TURN_COLUMNS}, search`;
-    // A live session's next version after a turn (core's `sessionAfterTurn`), the parameters named: an instant
-    // compares as text in code-point order, whatever the database's collation; the writer is stored as '' when
-    // it is the origin, as core's row codec stores it.
-    const bump = (id: string, wall: string, counter: string, writer: string, at: string) =>
-      `UPDATE ${db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = ${wall}, hlc_counter = ${counter},
-        last_writer_id = CASE WHEN origin_instance_id = ${writer} THEN '' ELSE ${writer} END,
-        updated_at = CASE WHEN updated_at COLLATE "C" >= ${at} THEN updated_at ELSE ${at} END WHERE id = ${id} AND NOT deleted`;
     // Its columns named, not `*`: a statement of `*` is not prepared (`Pipeline`), and would be planned on every append.
     const index = (ids: string, seqs: string) =>
       `INSERT INTO ${db.t('record_events')} (record_id, seq) SELECT r.id, r.seq FROM unnest(${ids}::text[], ${seqs}::bigint[]) AS r (id, seq)
@@ -46,14 +51,14 @@ export class Projection {
     // A turn's upsert by its place in the session, as `putMany`'s: the row there, if live, loses its vectors.
     const putTurn = `forgotten AS (DELETE FROM ${db.t('vectors')} WHERE target = 'turn' AND record_id = $3
           AND EXISTS (SELECT 1 FROM ${db.t('turns')} WHERE session_id = $1 AND seq = $2 AND NOT deleted))
-        INSERT INTO ${db.t('turns')} (${turns}) VALUES (${placeholders(rowCodec.TURN_COLUMNS)}, array_to_tsvector($16::text[]))
-        ${rowCodec.onConflictUpdate(turns, 'session_id, seq')}`;
+        INSERT INTO ${db.t('turns')} (${TURN_ROW}) VALUES (${placeholders(rowCodec.TURN_COLUMNS)}, array_to_tsvector($16::text[]))
+        ${rowCodec.onConflictUpdate(TURN_ROW, 'session_id, seq')}`;
     this.#texts = {
-      bumpSession: bump('$1', '$2', '$3', '$4', '$5'),
+      bumpSession: bumpSessionText(db, '$1', '$2', '$3', '$4', '$5'),
       putTurn: `WITH ${putTurn}`,
       // The turn's upsert with its session's bump (by the turn's session, clock and time, and its writer `$17`) and
       // its history index (`$18`, `$19`): the three writes of an append in one statement, not three.
-      appendTurn: `WITH bumped AS (${bump('$1', '$11', '$12', '$17', '$8')}), indexed AS (${index('$18', '$19')}), ${putTurn}`,
+      appendTurn: `WITH bumped AS (${bumpSessionText(db, '$1', '$11', '$12', '$17', '$8')}), indexed AS (${index('$18', '$19')}), ${putTurn}`,
       indexRecords: index('$1', '$2'),
     };
   }
@@ -383,7 +388,7 @@ function firstVersionInserts(record: { syncVersion: number }): string {
   return record.syncVersion === 1 ? 'false AND id = $1' : 'id = $1';
 }
 
-/** The parameters of a turn's upsert: its row's values, then its lexemes (none for a tombstone). */
-function turnValues(turn: Turn): unknown[] {
+/** The values of {@link TURN_ROW} for `turn`: its row's, then its lexemes (none for a tombstone). */
+export function turnValues(turn: Turn): unknown[] {
   return [...rowCodec.turnValues(turn), turn.deleted ? null : indexLexemes(turn.content)];
 }

@@ -65,6 +65,7 @@ describe('history on PostgreSQL', () => {
         return db.rows(text, values);
       },
       exec: (text, values) => db.exec(text, values),
+      later: (text, values) => db.later(text, values),
       batch: (all) => db.batch(all),
       sent: 0,
     };

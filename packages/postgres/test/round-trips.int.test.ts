@@ -167,7 +167,7 @@ describe('a write transaction', () => {
 });
 
 describe('appendTurn', () => {
-  it('costs two round trips on its connection: the look-ups with the lock and the position, then the writes with the COMMIT and the wake-up', async () => {
+  it('costs two round trips on its connection to a session the process has not appended to: the look-ups with the lock and the position, then the writes with the COMMIT and the wake-up; one round trip after', async () => {
     const { provider, url, schema, close } = await fresh();
     const session = await provider.sessions.create({ title: 'round trips' });
     await provider.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
@@ -190,6 +190,19 @@ describe('appendTurn', () => {
       expect(turn[1]).toMatch(
         /^INSERT INTO "[^"]+"\.events [^;]*;\nWITH bumped AS \(UPDATE "[^"]+"\.sessions [^;]*indexed AS \(INSERT INTO "[^"]+"\.record_events [^;]*INSERT INTO "[^"]+"\.turns [^;]*;\nCOMMIT;\nSELECT set_config\([^;]*pg_notify\([^;]*$/,
       );
+      // Its next append to the session decides on what this one left: the lock, the session's, and one statement
+      // that checks the session under it, takes the position, stores the event and projects it, then the COMMIT.
+      const again = recordRoundTrips();
+      const third = await writer.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'third' });
+      again.stop();
+      const known = again.sent.filter((text) => !alone(text));
+      expect(known).toHaveLength(1);
+      expect(known[0]).toMatch(
+        /^BEGIN;\nSELECT pg_advisory_xact_lock_shared\([^;]*;\nSELECT 1 FROM "[^"]+"\.sessions WHERE id = \$1 FOR UPDATE;\nWITH placed AS \(\s*INSERT INTO "[^"]+"\.events [^;]*nextval\('"[^"]+"\.positions'\)[^;]*bumped AS \(UPDATE "[^"]+"\.sessions [^;]*indexed AS \(INSERT INTO "[^"]+"\.record_events [^;]*turned AS \(INSERT INTO "[^"]+"\.turns [^;]*SELECT seq FROM placed;\nCOMMIT(;\nSELECT set_config\([^;]*)?$/,
+      );
+      const events = await provider.log.read({ stream: STATE_STREAM });
+      expect(third.seq).toBe(3);
+      expect(events.at(-1)).toMatchObject({ type: 'session.turn_appended', payload: { turn: { id: third.id, seq: 3 } } });
     } finally {
       recorded.stop();
       await writer.close();
@@ -305,9 +318,9 @@ describe('appendTurn', () => {
         await append(`turn ${i}`);
         vi.advanceTimersByTime(2);
       }
-      // 400 ms of appends back to back: two round trips each, one wake-up per 10 ms, each carried by a commit
-      // (the first of its interval), none in a transaction of its own.
-      expect(recorded.sent.filter((text) => !alone(text))).toHaveLength(410);
+      // 400 ms of appends back to back: one round trip each (the writer's first, to a session it did not know, two),
+      // one wake-up per 10 ms, each carried by a commit (the first of its interval), none in a transaction of its own.
+      expect(recorded.sent.filter((text) => !alone(text))).toHaveLength(206);
       expect(carried()).toBe(45);
       expect(recorded.sent.filter(alone)).toHaveLength(0);
       // No commit within the grace after the last interval: the wake-up its commits owe goes alone. A commit in

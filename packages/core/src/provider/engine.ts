@@ -31,7 +31,8 @@ export type AfterCommit = (changes: readonly StateChange[], seqs: readonly numbe
 /** What one mutation committed (or, for a retry of an operation, committed earlier). */
 interface Outcome<C> {
   changes: C[];
-  seqs: number[];
+  /** Each change's event, or its seq: read once the write resolved, as a backend may settle it only then (`StateWriteTx.commit`). */
+  placed: { readonly seq: number }[];
   replayed: boolean;
   /** The operation id the changes were committed under, if any. */
   operationId?: string;
@@ -163,7 +164,7 @@ export class Engine {
         if (earlier) {
           checkSameInput(earlier, operation);
           const changes = inFlight.get(operation.id) ?? (await this.#original(tx, earlier, operation, call.spec, expected));
-          return { changes, seqs: [], replayed: true };
+          return { changes, placed: [], replayed: true };
         }
       }
       const pending = decide(tx);
@@ -174,12 +175,12 @@ export class Engine {
       const changes = operation
         ? list.map((change, i) => ({ ...change, payload: { ...change.payload, operation: i === 0 ? operation : { id: operation.id } } }) as StateChange)
         : list;
-      const seqs: number[] = [];
+      const placed: LogEvent[] = [];
       for (const change of changes) {
         const event = tx.commit(change, this.meta);
-        seqs.push((isPromiseLike(event) ? await event : event).seq);
+        placed.push(isPromiseLike(event) ? await event : event);
       }
-      return operation && changes.length > 0 ? { changes, seqs, replayed: false, operationId: operation.id } : { changes, seqs, replayed: false };
+      return operation && changes.length > 0 ? { changes, placed, replayed: false, operationId: operation.id } : { changes, placed, replayed: false };
     };
     let outcome: Outcome<StateChange>;
     // After a group, its callers come back one by one: the queue gathers them into the next group (#drain).
@@ -198,8 +199,9 @@ export class Engine {
     }
     const changes = outcome.changes;
     if (!outcome.replayed) {
-      committed?.(outcome.seqs);
-      await this.#followUp(changes, outcome.seqs);
+      const seqs = outcome.placed.map((event) => event.seq);
+      committed?.(seqs);
+      await this.#followUp(changes, seqs);
     }
     return single ? changes[0] : changes;
   }
@@ -215,9 +217,12 @@ export class Engine {
     const outcome = await this.#enqueue(async (tx) => {
       const done = await fn(tx);
       result = done.result;
-      return { changes: done.changes, seqs: done.seqs, replayed: false };
+      return { changes: done.changes, placed: done.seqs.map((seq) => ({ seq })), replayed: false };
     }, true);
-    await this.#followUp(outcome.changes, outcome.seqs);
+    await this.#followUp(
+      outcome.changes,
+      outcome.placed.map((event) => event.seq),
+    );
     return result as T;
   }
 

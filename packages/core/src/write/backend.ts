@@ -118,7 +118,10 @@ export interface StateWriteTx extends StateLookups {
    * it, atomically: either both happen or neither does. Several changes may
    * be committed in one transaction; they become durable together when
    * {@link StateBackend.write} resolves. Refused (`ClosedError`) once that
-   * transaction has ended.
+   * transaction has ended. The event's `seq` may be settled only when the
+   * write resolves: a backend may take the position in the statement that
+   * stores the event, sent with the `COMMIT` (PostgreSQL's one-round-trip
+   * append), and set it then.
    */
   commit(change: StateChange, meta: EventMeta): Awaitable<LogEvent>;
   /**

@@ -1,5 +1,17 @@
-/** B33 ordering tie-breaks, B35 scopes, B36 dead sessions, B39 the HLC, B41 the slug alphabet, B42 a slug without a scope (docs/contract.md §4, §9). */
-import { compareHlc, type Hlc, LIMITS, ManualClock, NotFoundError, type Provider, SkillScopeRequiredError, SLUG_RULE, ValidationError } from '@agentstate/core';
+/** B33 ordering tie-breaks, B35 scopes, B36 dead sessions, B39 the HLC, B41 the slug alphabet, B42 a slug without a scope, W31 a session another provider changed (docs/contract.md §4, §7, §9). */
+import {
+  compareHlc,
+  encodeSnapshot,
+  type Hlc,
+  LIMITS,
+  ManualClock,
+  NotFoundError,
+  type Provider,
+  SkillScopeRequiredError,
+  SLUG_RULE,
+  STATE_STREAM,
+  ValidationError,
+} from '@agentstate/core';
 import { maxHlc } from '@agentstate/core/backend';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
@@ -217,4 +229,35 @@ export const orderingChecks: ProviderCheck[] = checks([], {
       await replaceAll(replayed, 2, 'replayed, clock further back');
     }
   }),
+  'W31 a provider appending again to a session whose last turn it appended follows what another provider of the storage did there since: a retitle on a clock ahead, a turn, a trim, a deletion':
+    needing(['injectableClock', 'sharedStorage', 'eventSourced'], async (env) => {
+      const behind = env.eventSourced(await env.open({ clock: new ManualClock(T0) }));
+      const ahead = env.eventSourced(await env.openShared(behind, { clock: new ManualClock(T0 + HOUR) }));
+      const session = await behind.sessions.create({ title: 'shared' });
+      const append = (p: Provider, content: string) => p.sessions.appendTurn({ sessionId: session.id, role: 'user', content });
+      await append(behind, 'one');
+      await append(behind, 'two');
+      // Retitled on a clock an hour ahead: the next turn's clock passes the session's, which `behind` has not seen.
+      const retitled = await ahead.sessions.update(session.id, { title: 'retitled' });
+      const three = await append(behind, 'three');
+      expect(compareHlc(three.updatedHlc, retitled.updatedHlc), 'a turn after a retitle ahead').toBeGreaterThan(0);
+      expect((await behind.sessions.get(session.id)).title).toBe('retitled');
+      await append(ahead, 'four');
+      expect((await append(behind, 'five')).seq, 'a turn after the other provider’s').toBe(5);
+      await ahead.sessions.removeLastTurn(session.id);
+      expect((await append(behind, 'six')).seq, 'a turn after a trim').toBe(6);
+      expect((await behind.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content])).toEqual([
+        [1, 'one'],
+        [2, 'two'],
+        [3, 'three'],
+        [4, 'four'],
+        [6, 'six'],
+      ]);
+      await ahead.sessions.delete(session.id);
+      const head = await behind.log.head(STATE_STREAM);
+      await expectError(() => append(behind, 'seven'), NotFoundError, 'a turn after a deletion');
+      expect(await behind.log.head(STATE_STREAM)).toBe(head);
+      // The tables are the fold of the log.
+      expect(encodeSnapshot(await behind.snapshot())).toBe(encodeSnapshot(await (await env.replay(behind.log, { fromScratch: true })).snapshot()));
+    }),
 });
