@@ -31,20 +31,21 @@ export interface KnownSession {
 const KNOWN_MAX = 1_000;
 
 /** The most appends to a session a process makes reading it after a guess there failed, before it guesses again. */
-const MAX_HOLD_BACK = 64;
+const MAX_HOLD_BACK = 32;
 
 /**
  * The sessions this process appended to, as its own last append to each
  * left them. A session other writers append to as well (many processes on
  * one session) would fail most guesses, each a round trip spent and the
  * write tried again: after a failed guess the process reads the session for
- * its next appends there, twice as many after each guess that fails again,
- * up to {@link MAX_HOLD_BACK}, before it guesses again.
+ * its next append there, for twice as many after each guess that fails
+ * again, up to {@link MAX_HOLD_BACK}, before it guesses again; a guess that
+ * holds ends the hold-back.
  */
 export class KnownSessions {
   readonly #known = new Map<string, KnownSession>();
-  /** Sessions where a guess failed: appends still to read the session, and how many after the next failure. */
-  readonly #held = new Map<string, { left: number; next: number }>();
+  /** Sessions where a guess failed: appends still to read the session, and how many the last failure held back. */
+  readonly #held = new Map<string, { left: number; hold: number }>();
 
   get(id: string): KnownSession | undefined {
     return this.#known.get(id);
@@ -65,8 +66,8 @@ export class KnownSessions {
   forget(id: string, failed: boolean): void {
     this.#known.delete(id);
     if (!failed) return;
-    const next = Math.min(MAX_HOLD_BACK, (this.#held.get(id)?.next ?? 1) * 2);
-    bounded(this.#held, id, { left: next / 2, next });
+    const hold = Math.min(MAX_HOLD_BACK, (this.#held.get(id)?.hold ?? 0.5) * 2);
+    bounded(this.#held, id, { left: hold, hold });
   }
 }
 
