@@ -72,14 +72,15 @@ function retried(error: unknown): boolean {
   );
 }
 
-/** What a try of a write tells its backend about the sessions it appended to (`PostgresBackend.#attempt`). */
+/** What a try of a write decided on and appended, for the sessions its process knows (`PostgresBackend.#attempt`). */
 interface AttemptNotes {
-  /** The session as known, if it is; noted as the write's guess. */
-  guess(id: string): KnownSession | undefined;
-  guessed(): (KnownSession & { id: string }) | undefined;
-  read(session: Session | undefined): void;
-  placing(value: { event: LogEvent; rows: Promise<{ seq: number }[]>; before: Session; turn: Turn }): void;
-  appended(turn: Turn): void;
+  /** The known session the write decided on. */
+  guess?: KnownSession & { id: string };
+  /** The known append it sent, settled by the `COMMIT`. */
+  placing?: { event: LogEvent; rows: Promise<{ seq: number }[]>; before: Session; turn: Turn };
+  /** The session read for an append outside a savepoint, and the turn appended to it. */
+  read?: Session | undefined;
+  appended?: Turn;
 }
 
 /** A {@link StateBackend} over one schema of a PostgreSQL database. */
@@ -129,46 +130,26 @@ export class PostgresBackend implements StateBackend {
    * knows it, and sends its whole transaction with the `COMMIT` (`known-append.ts`).
    */
   async #attempt<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
-    // The known session a decision was made on; then the append it sent, settled by the COMMIT.
-    let guess: (KnownSession & { id: string }) | undefined;
-    let placing: { event: LogEvent; rows: Promise<{ seq: number }[]>; before: Session; turn: Turn } | undefined;
-    // The session read for an append outside a savepoint, and the turn appended to it: what the commit leaves known.
-    let read: Session | undefined;
-    let appended: Turn | undefined;
+    const notes: AttemptNotes = {};
     let result: T;
     try {
-      result = await this.#transaction(fn, {
-        guess: (id) => {
-          const known = this.#known.get(id);
-          if (known !== undefined) guess = { id, ...known };
-          return known;
-        },
-        guessed: () => guess,
-        read: (session) => {
-          read = session;
-        },
-        placing: (value) => {
-          placing = value;
-        },
-        appended: (turn) => {
-          appended = turn;
-        },
-      });
-      if (placing !== undefined) {
-        const [row] = await placing.rows;
-        placing.event.seq = row!.seq;
+      result = await this.#transaction(fn, notes);
+      if (notes.placing !== undefined) {
+        const [row] = await notes.placing.rows;
+        notes.placing.event.seq = row!.seq;
       }
     } catch (error) {
       const stale = isStaleGuess(error);
-      if (guess !== undefined) this.#known.forget(guess.id, stale);
+      if (notes.guess !== undefined) this.#known.forget(notes.guess.id, stale);
       throw stale ? new StaleGuess('the session changed since this process last appended to it', { cause: error }) : error;
     }
+    const { placing, read, appended } = notes;
     if (placing !== undefined) this.#known.note(placing.before, placing.turn, true);
     else if (read !== undefined && appended !== undefined && read.id === appended.sessionId) this.#known.note(read, appended, false);
     return result;
   }
 
-  /** The transaction of {@link #attempt}, telling `notes` what it guessed, read and appended. */
+  /** The transaction of {@link #attempt}, noting in `notes` what it guessed, read and appended. */
   #transaction<T>(fn: (tx: StateWriteTx) => Promise<T>, notes: AttemptNotes): Promise<T> {
     return this.db.transaction(
       async (sql) => {
@@ -185,25 +166,23 @@ export class PostgresBackend implements StateBackend {
           // A session to append to, looked up first, outside a savepoint: as known, if it is; else read and noted.
           session: (id: string, appends = false) => {
             if (!appends || savepoints > 0 || sql.sent > 0) return readSession(id, appends);
-            const known = notes.guess(id);
-            if (known !== undefined) return known.session;
+            const known = this.#known.get(id);
+            if (known !== undefined) {
+              notes.guess = { id, ...known };
+              return known.session;
+            }
             return (async () => {
-              const session = await readSession(id, appends);
-              notes.read(session);
-              return session;
+              notes.read = await readSession(id, appends);
+              return notes.read;
             })();
           },
-          lastTurnSeq: (sessionId: string) => {
-            const guess = notes.guessed();
-            return guess?.id === sessionId ? guess.lastTurn : lastTurnSeq(sessionId);
-          },
+          lastTurnSeq: (sessionId: string) => (notes.guess?.id === sessionId ? notes.guess.lastTurn : lastTurnSeq(sessionId)),
           // Through the transaction: the log's own readers would wait for this write, which holds the writers' lock.
           readState: async (afterSeq, limit) => (await this.log.readRows(sql, STATE_STREAM, afterSeq, limit)).map((row) => eventFromRow(row)),
           commit: async (change, meta) => {
             if (!open) throw new ClosedError('this write transaction has ended');
-            const guess = notes.guessed();
-            if (guess !== undefined) return this.#appendKnown(sql, change, meta, guess, notes);
-            if (savepoints === 0 && change.type === EventTypes.TurnAppended) notes.appended(change.payload.turn);
+            if (notes.guess !== undefined) return this.#appendKnown(sql, change, meta, notes.guess, notes);
+            if (savepoints === 0 && change.type === EventTypes.TurnAppended) notes.appended = change.payload.turn;
             return this.#append(sql, change, meta, lookups.takenPosition());
           },
           receive: (batch) => {
@@ -261,7 +240,7 @@ export class PostgresBackend implements StateBackend {
     const rows = queueKnownAppend(sql, this.#knownTexts, change, prepared, guess);
     this.#lastTime = prepared.event.time;
     this.#appended = true;
-    notes.placing({ event: prepared.event, rows, before: guess.session, turn: change.payload.turn });
+    notes.placing = { event: prepared.event, rows, before: guess.session, turn: change.payload.turn };
     return prepared.event;
   }
 
