@@ -159,12 +159,14 @@ interface RawKnown {
  * agentstate/raw ratio measures nothing. Each round trip is one pipeline of
  * plain statements its connection prepared once (database.ts
  * `TransactionSql`, `pipelined`). To a session this writer's last append
- * left `known` (known-append.ts), one round trip: `BEGIN`, the writers'
- * lock taken shared (writers-lock.ts), the session locked `FOR UPDATE`, the
- * checked append (the position taken and the checksum finished by the
- * server), `COMMIT` and, when the last went 10 ms ago or more, the
- * subscribers' wake-up, a notification only while a listener is registered
- * (`Database.transaction`). Else, as the first append, two: the same
+ * left `known` (known-append.ts), one round trip: the writers' lock taken
+ * shared (writers-lock.ts), the session locked `FOR UPDATE`, the checked
+ * append (the position taken and the checksum finished by the server), one
+ * transaction without `BEGIN` and `COMMIT`, committed at the pipeline's
+ * end; or, when the last wake-up went 10 ms ago or more, between `BEGIN` and
+ * `COMMIT`, then the subscribers' wake-up, a notification only while a
+ * listener is registered (`Database.transaction`). Else, as the first
+ * append, two: `BEGIN` and the same
  * opening, the session locked and read, then its last turn number read after
  * the lock and, in the same statement, the next position when the session
  * is live (lookups.ts `session`); then the event (log.ts), the session's
@@ -221,9 +223,11 @@ async function rawAppend(
         [texts.append, [...turn, [sessionId, id], [seq, seq]]],
         ...ending,
       ]);
-    } else
+    }
+    // Without a wake-up to carry after its COMMIT, one transaction without BEGIN and COMMIT, committed at the pipeline's end.
+    else
       await q([
-        ['BEGIN'],
+        ...(wakes ? [['BEGIN'] as const] : []),
         [texts.lock],
         [texts.knownLock, [sessionId]],
         [
@@ -249,7 +253,7 @@ async function rawAppend(
             known.lastTurn,
           ],
         ],
-        ...ending,
+        ...(wakes ? ending : []),
       ]);
     return { syncVersion: syncVersion + 1, wall, lastTurn: turnSeq };
   } catch (error) {

@@ -76,7 +76,7 @@ function retried(error: unknown): boolean {
 interface AttemptNotes {
   /** The known session the write decided on. */
   guess?: KnownSession & { id: string };
-  /** The known append it sent, settled by the `COMMIT`. */
+  /** The known append it sent, settled by the commit. */
   placing?: { event: LogEvent; rows: Promise<{ seq: number }[]>; before: Session; turn: Turn };
   /** The session read for an append outside a savepoint, and the turn appended to it. */
   read?: Session | undefined;
@@ -127,7 +127,7 @@ export class PostgresBackend implements StateBackend {
   /**
    * One try of a write: the whole of `fn` in one transaction. A write alone that appends a turn to a session
    * (nothing sent before its look-up) decides on the session as this process's last append left it, if it
-   * knows it, and sends its whole transaction with the `COMMIT` (`known-append.ts`).
+   * knows it, and sends its whole transaction in one round trip (`known-append.ts`).
    */
   async #attempt<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
     const notes: AttemptNotes = {};
@@ -229,7 +229,7 @@ export class PostgresBackend implements StateBackend {
 
   /**
    * Queues the known append of `change` (`known-append.ts`), decided on `guess`: the event goes back with
-   * seq 0, set once the `COMMIT` has answered. A change a known append cannot send (another type, session or
+   * seq 0, set once the commit has answered. A change a known append cannot send (another type, session or
    * statement, an idempotent write's operation) is a {@link StaleGuess}: the write is tried again reading.
    */
   #appendKnown(sql: Sql, change: StateChange, meta: EventMeta, guess: KnownSession & { id: string }, notes: AttemptNotes): LogEvent {

@@ -302,6 +302,18 @@ class TransactionSql implements Sql {
     return this.#send(statements);
   }
 
+  /**
+   * Sends a transaction of which nothing has gone yet whole, its opening's `BEGIN` left out: the pipeline's
+   * statements run as one transaction, committed at its Sync (or undone whole by an error).
+   */
+  async sendWhole(): Promise<void> {
+    if (this.#pending[0]?.[0] === 'BEGIN') {
+      this.#pending.shift();
+      for (const promised of this.#promised) promised.at -= 1;
+    }
+    await this.#send([]);
+  }
+
   /** Sends what waits, then `statements`; the rows of each of `statements`. */
   async #send(statements: readonly Statement[]): Promise<unknown[][]> {
     this.started = true;
@@ -419,7 +431,10 @@ export class Database implements Sql {
    * statements without parameters (`BEGIN; SELECT …`); several texts are
    * sent one round trip each, in order. A `lazy` opening waits for the first
    * statement of `fn` and goes in its round trip; what `fn` leaves waiting
-   * goes with the `COMMIT`. When `wakes` says, once `fn` resolved, that the
+   * goes with the `COMMIT`. A lazy transaction all of whose statements wait
+   * until then goes whole in one pipeline without `BEGIN` and `COMMIT`: the
+   * server runs a pipeline's statements up to its Sync as one transaction,
+   * committed there. When `wakes` says, once `fn` resolved, that the
    * transaction appended, its commit wakes the subscribers ({@link announce}).
    */
   transaction<T>(fn: (sql: Sql) => Promise<T>, begin: string | readonly string[] = 'BEGIN', lazy = false, wakes?: () => boolean): Promise<T> {
@@ -432,11 +447,11 @@ export class Database implements Sql {
         if (!lazy) for (const text of opening) await run(client, text);
         begun = true;
         const result = await fn(sql);
-        if (wakes?.() !== true) await sql.rows('COMMIT');
-        else if (this.#closed || performance.now() - this.#lastWake < ANNOUNCE_INTERVAL_MS) {
-          await sql.rows('COMMIT');
+        const appended = wakes?.() === true;
+        if (!appended || this.#closed || performance.now() - this.#lastWake < ANNOUNCE_INTERVAL_MS) {
+          await (sql.started ? sql.rows('COMMIT') : sql.sendWhole());
           // Owed, not sent alone, though the interval may have ended during the COMMIT: the next commit carries it.
-          if (!this.#closed) this.#owe();
+          if (appended && !this.#closed) this.#owe();
         } else {
           // The wake-up goes in the COMMIT's round trip, after it: it runs in an implicit transaction of its own.
           // One owed for earlier commits rides along; should this commit fail, it is still owed.

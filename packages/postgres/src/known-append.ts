@@ -1,10 +1,10 @@
 /**
- * A turn appended to a session this process appended to last, in the round
- * trip of its `COMMIT` (docs/contract.md §7, "Positions"). The process keeps
+ * A turn appended to a session this process appended to last, in one round
+ * trip (docs/contract.md §7, "Positions"). The process keeps
  * what its own last committed append left of a session ({@link KnownSessions}):
  * the session's version and its last turn number. The stamper decides on
- * those without a read; the write then sends, with its `COMMIT`, the
- * session's lock and one statement that checks, under that lock, that the
+ * those without a read; the write then sends its whole transaction at once
+ * (`Database.transaction`): the writers' lock, the session's lock and one statement that checks, under that lock, that the
  * session is still as known (live, the same version and clock, the same
  * last turn), takes the position, inserts the event with its checksum
  * finished by the server (core's `placedChecksum`), bumps the session,
@@ -110,7 +110,7 @@ export function knownAppendTexts(db: Database): { lock: string; append: string }
 
 /**
  * Queues a known append of `change` (its event `prepared`) on `sql`: its rows, the position taken, come with
- * the `COMMIT`.
+ * the commit.
  */
 export function queueKnownAppend(
   sql: Sql,
