@@ -46,7 +46,7 @@ export interface Sql {
   exec(text: string, values?: readonly unknown[]): Promise<void>;
   /**
    * A statement that waits as {@link exec}'s does, its rows promised for
-   * when it has gone (in a transaction, by the `COMMIT` at the latest): a
+   * when it has gone (in a transaction, by its commit at the latest): a
    * write learns what it needs of them after it is committed, without a
    * round trip of their own. Its failure fails the statement that took it.
    */

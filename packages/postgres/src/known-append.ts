@@ -13,9 +13,8 @@
  * which the table refuses ({@link isStaleGuess}), the transaction rolls
  * back whole, and the write is tried again with the session read.
  */
-import type { Session, StateChangeOf, Turn } from '@agentstate/core';
+import type { EventTypes, Session, StateChangeOf, Turn } from '@agentstate/core';
 import { sessionAfterTurn } from '@agentstate/core';
-import type { EventTypes } from '@agentstate/core';
 import type { UnplacedEvent } from '@agentstate/core/backend';
 import { changeRecordIds, EVENT_COLUMNS } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
