@@ -303,14 +303,17 @@ class TransactionSql implements Sql {
   }
 
   /**
-   * Sends a transaction of which nothing has gone yet whole, its opening's `BEGIN` left out: the pipeline's
-   * statements run as one transaction, committed at its Sync (or undone whole by an error).
+   * Commits with what waits. A transaction of which nothing has gone yet, opened by a bare `BEGIN`, goes
+   * whole without it and without `COMMIT`: the pipeline's statements run as one transaction, committed at
+   * its Sync (or undone whole by an error). Any other opening (an isolation level, say) is kept and committed.
    */
-  async sendWhole(): Promise<void> {
-    if (this.#pending[0]?.[0] === 'BEGIN') {
-      this.#pending.shift();
-      for (const promised of this.#promised) promised.at -= 1;
+  async commit(): Promise<void> {
+    if (this.started || this.#pending[0]?.[0] !== 'BEGIN') {
+      await this.rows('COMMIT');
+      return;
     }
+    this.#pending.shift();
+    for (const promised of this.#promised) promised.at -= 1;
     await this.#send([]);
   }
 
@@ -449,7 +452,7 @@ export class Database implements Sql {
         const result = await fn(sql);
         const appended = wakes?.() === true;
         if (!appended || this.#closed || performance.now() - this.#lastWake < ANNOUNCE_INTERVAL_MS) {
-          await (sql.started ? sql.rows('COMMIT') : sql.sendWhole());
+          await sql.commit();
           // Owed, not sent alone, though the interval may have ended during the COMMIT: the next commit carries it.
           if (appended && !this.#closed) this.#owe();
         } else {
