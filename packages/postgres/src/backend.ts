@@ -76,10 +76,11 @@ function retried(error: unknown): boolean {
 interface AttemptNotes {
   /** The known session the write decided on. */
   guess?: KnownSession & { id: string };
-  /** The known append it sent, settled by the commit. */
-  placing?: { event: LogEvent; rows: Promise<{ seq: number }[]>; before: Session; turn: Turn };
-  /** The session read for an append outside a savepoint, and the turn appended to it. */
+  /** The event of the known append it sent, and its rows, which the commit settles. */
+  placing?: { event: LogEvent; rows: Promise<{ seq: number }[]> };
+  /** Else the session read for an append outside a savepoint. */
   read?: Session | undefined;
+  /** The turn appended outside a savepoint, to the known session or the one read. */
   appended?: Turn;
 }
 
@@ -143,9 +144,9 @@ export class PostgresBackend implements StateBackend {
       if (notes.guess !== undefined) this.#known.forget(notes.guess.id, stale);
       throw stale ? new StaleGuess('the session changed since this process last appended to it', { cause: error }) : error;
     }
-    const { placing, read, appended } = notes;
-    if (placing !== undefined) this.#known.note(placing.before, placing.turn, true);
-    else if (read !== undefined && appended !== undefined && read.id === appended.sessionId) this.#known.note(read, appended, false);
+    const { guess, read, appended } = notes;
+    const before = guess?.session ?? read;
+    if (before !== undefined && appended?.sessionId === before.id) this.#known.note(before, appended, guess !== undefined);
     return result;
   }
 
@@ -181,8 +182,8 @@ export class PostgresBackend implements StateBackend {
           readState: async (afterSeq, limit) => (await this.log.readRows(sql, STATE_STREAM, afterSeq, limit)).map((row) => eventFromRow(row)),
           commit: async (change, meta) => {
             if (!open) throw new ClosedError('this write transaction has ended');
-            if (notes.guess !== undefined) return this.#appendKnown(sql, change, meta, notes.guess, notes);
             if (savepoints === 0 && change.type === EventTypes.TurnAppended) notes.appended = change.payload.turn;
+            if (notes.guess !== undefined) return this.#appendKnown(sql, change, meta, notes.guess, notes);
             return this.#append(sql, change, meta, lookups.takenPosition());
           },
           receive: (batch) => {
@@ -240,7 +241,7 @@ export class PostgresBackend implements StateBackend {
     const rows = queueKnownAppend(sql, this.#knownTexts, change, prepared, guess);
     this.#lastTime = prepared.event.time;
     this.#appended = true;
-    notes.placing = { event: prepared.event, rows, before: guess.session, turn: change.payload.turn };
+    notes.placing = { event: prepared.event, rows };
     return prepared.event;
   }
 
