@@ -40,7 +40,7 @@ export const EVENT_COLUMNS = `${EVENT_ROW_COLUMNS}, checksum`;
  * from the rest of the row ({@link placedChecksum}). Legacy SQLite checksums
  * are bare base64, which has no colon.
  */
-export const ROW_CHECKSUM_PREFIX = '3:';
+const ROW_CHECKSUM_PREFIX = '3:';
 
 /** What marks a whole-row checksum of the earlier format: SHA-1 over every column at once. Such rows are still read. */
 const WHOLE_ROW_PREFIX = '2:';

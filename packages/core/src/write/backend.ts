@@ -120,8 +120,8 @@ export interface StateWriteTx extends StateLookups {
    * {@link StateBackend.write} resolves. Refused (`ClosedError`) once that
    * transaction has ended. The event's `seq` may be settled only when the
    * write resolves: a backend may take the position in the statement that
-   * stores the event, sent with the `COMMIT` (PostgreSQL's one-round-trip
-   * append), and set it then.
+   * stores the event, sent when the transaction commits (PostgreSQL's
+   * one-round-trip append), and set it then.
    */
   commit(change: StateChange, meta: EventMeta): Awaitable<LogEvent>;
   /**
