@@ -39,10 +39,16 @@ export async function startServer(): Promise<Server> {
 /** The URL with `synchronous_commit=off` for its sessions: bulk loads that need no durability. */
 export const fastUrl = (url: string) => `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c synchronous_commit=off')}`;
 
-/** Drops `schema` and everything in it. */
-export async function dropSchema(url: string, schema: string): Promise<void> {
+/** Runs `sql` on its own connection to `url`. */
+export async function runSql(url: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
 }
+
+/** Drops `schema` and everything in it. */
+export const dropSchema = (url: string, schema: string): Promise<void> => runSql(url, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

@@ -12,9 +12,13 @@
  * afterwards: every acknowledged turn stored once, and turn numbers 1…n in
  * each session. Rows: agentstate's `appendTurn` (each writer its own
  * session, then 16 on one session), `@mastra/pg` `saveMessages` (one per
- * turn, each writer its own thread) and raw `pg` sending the store's
- * statements (pg-writer.ts `rawAppend`), then the ratios issue 29 targets
- * and, from the raw rows, their ceilings on the machine the run is on.
+ * turn, each writer its own thread), raw `pg` sending the store's
+ * statements (pg-writer.ts `rawAppend`) and `pgbench`'s write transaction
+ * with as many clients (pg-ceiling.ts); then the ratios issue 29 targets
+ * and, from the raw and `pgbench` rows, their ceilings on the machine the
+ * run is on. The machine's noise moves single runs by a third and more, so
+ * every row runs once a round, for several rounds, and the tables give
+ * medians and ranges.
  */
 import { execFileSync, fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -23,9 +27,10 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { dropPgbench, PGBENCH, pgbench, preparePgbench } from './pg-ceiling.js';
 import { dropSchema } from './pg-server.js';
 import type { AppendedTurn, FromWriter, ToWriter, WriterKind } from './pg-writer.js';
-import { fmt, printTable } from './table.js';
+import { fmt, percentile, printTable } from './table.js';
 
 const WRITER = fileURLToPath(new URL('./pg-writer.ts', import.meta.url));
 /** The rows' writer counts (`BENCH_PG_WRITERS`, comma-separated): 1 alone measures an append's CPU cost. */
@@ -33,14 +38,21 @@ const WRITERS = (process.env.BENCH_PG_WRITERS ?? '1,4,16').split(',').map(Number
 /** The stores the rows run (`BENCH_PG_KINDS`, comma-separated; default all three): one alone for a quick comparison of two builds. */
 const KINDS = new Set((process.env.BENCH_PG_KINDS ?? 'agentstate,raw,mastra').split(','));
 
+/** What a row runs: a store's writers, or `pgbench`'s clients (pg-ceiling.ts). */
+type RowKind = WriterKind | 'pgbench';
+
+/** Seconds each `pgbench` row runs (`BENCH_PG_PGBENCH_SECONDS`; 0 leaves its rows out). */
+const PGBENCH_SECONDS = Number(process.env.BENCH_PG_PGBENCH_SECONDS ?? 5);
+
 /** One timed run and what the schema held after it. */
 interface Run {
-  kind: WriterKind;
+  kind: RowKind;
   writers: number;
   oneSession: boolean;
   appends: number;
   perSecond: number;
-  clientCpuMs: number;
+  /** `undefined` for `pgbench`, whose process this does not measure. */
+  clientCpuMs: number | undefined;
   serverCpuMs: number | undefined;
   load: number;
   check: string;
@@ -77,7 +89,11 @@ async function postmasterOf(url: string): Promise<number | undefined> {
   }
 }
 
-/** CPU milliseconds the postmaster and its children have used so far (utime + stime); a process that ends between two readings takes its share with it. */
+/**
+ * CPU milliseconds the postmaster and its children have used so far: utime + stime of each, and the
+ * postmaster's cutime + cstime, where the kernel adds the time of each child the postmaster reaped (a backend of
+ * a connection closed, an autovacuum worker that finished).
+ */
 function serverCpuMs(postmaster: number | undefined): number | undefined {
   if (postmaster === undefined) return undefined;
   let ticks = 0;
@@ -85,8 +101,9 @@ function serverCpuMs(postmaster: number | undefined): number | undefined {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const fields = statFields(pid);
-      // After the name: state (0), ppid (1), … utime (11), stime (12).
-      if (Number(pid) === postmaster || Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+      // After the name: state (0), ppid (1), … utime (11), stime (12), cutime (13), cstime (14).
+      if (Number(pid) === postmaster) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      else if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
     } catch {
       // The process ended while the list was read.
     }
@@ -191,37 +208,108 @@ async function run(url: string, postmaster: number | undefined, kind: WriterKind
   }
 }
 
+/** Runs `clients` `pgbench` clients for {@link PGBENCH_SECONDS} on the database at `target`, timed as a writers row is. */
+async function runPgbench(target: string, postmaster: number | undefined, clients: number): Promise<Run> {
+  const load = loadavg()[0]!;
+  const serverBefore = serverCpuMs(postmaster);
+  const start = performance.now();
+  const appends = await pgbench(target, clients, PGBENCH_SECONDS);
+  const wallMs = performance.now() - start;
+  const serverAfter = serverCpuMs(postmaster);
+  return {
+    kind: 'pgbench',
+    writers: clients,
+    oneSession: false,
+    appends,
+    perSecond: (appends / wallMs) * 1000,
+    clientCpuMs: undefined,
+    serverCpuMs: serverBefore === undefined || serverAfter === undefined ? undefined : serverAfter - serverBefore,
+    load,
+    check: '—',
+  };
+}
+
 // ---------------------------------------------------------------- the tables
 
-const KIND_LABEL: Record<WriterKind, string> = {
+const KIND_LABEL: Record<RowKind, string> = {
   agentstate: 'agentstate appendTurn',
   mastra: '@mastra/pg saveMessages',
   raw: "raw pg, the store's statements",
+  pgbench: 'pgbench -N, C client (transactions)',
 };
 
-/** `a / b` as a ratio, with its target. */
-const ratio = (label: string, a: Run | undefined, b: Run | undefined, target: string): string[] => [
-  label,
-  a === undefined || b === undefined ? '—' : `${fmt(a.perSecond / b.perSecond, 2)}×`,
-  target,
-];
+/** The median of `values` (the lower of the middle two for an even count). */
+const median = (values: readonly number[]): number => percentile(values, 50);
+
+/** `median (min–max)` of `values`, or the value alone when there is one. */
+function spread(values: readonly number[], digits: number, unit = ''): string {
+  const text = (n: number) => `${fmt(n, digits)}${unit}`;
+  if (values.length === 1) return text(values[0]!);
+  return `${text(median(values))} (${fmt(Math.min(...values), digits)}–${text(Math.max(...values))})`;
+}
+
+/** One row of the table: a store, its writers and its sessions, and its runs, a round each. */
+interface Row {
+  kind: RowKind;
+  writers: number;
+  oneSession: boolean;
+  runs: Run[];
+}
+
+/** `a / b` within each round, as {@link spread}: the rows of one round ran close together in time. */
+const perRound = (a: Row | undefined, b: Row | undefined): string =>
+  a === undefined || b === undefined
+    ? '—'
+    : spread(
+        a.runs.map((run, round) => run.perSecond / b.runs[round]!.perSecond),
+        2,
+        '×',
+      );
+
+/** What the schema held after each of a row's runs: `ok`, or the first failure. */
+const checked = (r: Row | undefined): string => (r === undefined ? '—' : (r.runs.find((run) => run.check !== 'ok')?.check ?? 'ok'));
 
 /**
  * Runs the writers and prints their table and the ratios issue 29 targets.
- * `turns` appends per row, shared among its writers.
+ * `turns` appends per row, shared among its writers; `rounds` times every
+ * row, one round after the other, so that what else the machine does at a
+ * time weighs on all the stores alike; the tables give each row's median
+ * and range, and each ratio's within a round.
  */
-export async function benchWriters(url: string, turns: number): Promise<void> {
+export async function benchWriters(url: string, turns: number, rounds: number): Promise<void> {
   const postmaster = await postmasterOf(url);
-  const runs: Run[] = [];
+  const rows: Row[] = [];
+  const find = (kind: RowKind, writers: number, oneSession = false) =>
+    rows.find((r) => r.kind === kind && r.writers === writers && r.oneSession === oneSession);
+  const add = (kind: RowKind, writers: number, oneSession: boolean, ran: Run) => {
+    const found = find(kind, writers, oneSession);
+    if (found === undefined) rows.push({ kind, writers, oneSession, runs: [ran] });
+    else found.runs.push(ran);
+  };
   const perWriter = (writers: number) => Math.max(1, Math.floor(turns / writers));
-  for (const writers of WRITERS)
-    for (const kind of ['agentstate', 'raw', 'mastra'] as const) if (KINDS.has(kind)) runs.push(await run(url, postmaster, kind, writers, perWriter(writers)));
-  if (WRITERS.includes(16) && KINDS.has('agentstate')) runs.push(await run(url, postmaster, 'agentstate', 16, perWriter(16), true));
-  const find = (kind: WriterKind, writers: number, oneSession = false) =>
-    runs.find((r) => r.kind === kind && r.writers === writers && r.oneSession === oneSession);
-  const perAppend = (ms: number | undefined, r: Run) => (ms === undefined ? '—' : `${fmt(ms / r.appends, 2)} ms`);
+  const ceiling = PGBENCH !== undefined && PGBENCH_SECONDS > 0 ? await preparePgbench(url) : undefined;
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      for (const writers of WRITERS) {
+        for (const kind of ['agentstate', 'raw', 'mastra'] as const)
+          if (KINDS.has(kind)) add(kind, writers, false, await run(url, postmaster, kind, writers, perWriter(writers)));
+        if (ceiling !== undefined) add('pgbench', writers, false, await runPgbench(ceiling, postmaster, writers));
+      }
+      if (WRITERS.includes(16) && KINDS.has('agentstate')) add('agentstate', 16, true, await run(url, postmaster, 'agentstate', 16, perWriter(16), true));
+    }
+  } finally {
+    if (ceiling !== undefined) await dropPgbench(url);
+  }
+  /** The median of a row's CPU per append, from `ms` of each run; '—' when the runs have none. */
+  const perAppend = (r: Row, ms: (run: Run) => number | undefined) => {
+    const values = r.runs.flatMap((run) => {
+      const used = ms(run);
+      return used === undefined ? [] : [used / run.appends];
+    });
+    return values.length === 0 ? '—' : `${fmt(median(values), 2)} ms`;
+  };
   printTable(
-    'Durable appends (fsync and synchronous_commit on), each writer a separate process on its own connection, one awaited call per append',
+    `Durable appends (fsync and synchronous_commit on), each writer a separate process on its own connection, one awaited call per append; ${rounds === 1 ? 'one run' : `median (range) of ${rounds} rounds`}`,
     [
       'store',
       'writers',
@@ -234,32 +322,36 @@ export async function benchWriters(url: string, turns: number): Promise<void> {
       'load at start',
       'stored: all, numbers dense',
     ],
-    runs.map((r) => {
-      const one = find(r.kind, 1);
-      return [
-        KIND_LABEL[r.kind],
-        String(r.writers),
-        r.oneSession ? 'one shared' : 'one each',
-        fmt(r.appends),
-        fmt(r.perSecond),
-        one === undefined || r.writers === 1 ? '—' : `${fmt(r.perSecond / one.perSecond, 2)}×`,
-        perAppend(r.clientCpuMs, r),
-        perAppend(r.serverCpuMs, r),
-        fmt(r.load, 1),
-        r.check,
-      ];
-    }),
+    rows.map((r) => [
+      KIND_LABEL[r.kind],
+      String(r.writers),
+      r.kind === 'pgbench' ? '—' : r.oneSession ? 'one shared' : 'one each',
+      fmt(median(r.runs.map((run) => run.appends))),
+      spread(
+        r.runs.map((run) => run.perSecond),
+        0,
+      ),
+      r.writers === 1 ? '—' : perRound(r, find(r.kind, 1)),
+      perAppend(r, (run) => run.clientCpuMs),
+      perAppend(r, (run) => run.serverCpuMs),
+      spread(
+        r.runs.map((run) => run.load),
+        1,
+      ),
+      checked(r),
+    ]),
   );
   printTable(
-    'Ratios of the rates above (issue 29)',
+    'Ratios of the rates above (issue 29), each within a round',
     ['ratio', 'measured', 'target'],
     [
-      ratio('agentstate, 16 writers / 1 writer', find('agentstate', 16), find('agentstate', 1), '≥ 1× (≥ 2× on 2 cores)'),
-      ratio('agentstate / @mastra/pg, 16 writers', find('agentstate', 16), find('mastra', 16), '≥ 1.5×'),
-      ratio('agentstate / raw pg, 1 writer', find('agentstate', 1), find('raw', 1), '≥ 0.7×'),
-      ratio('ceiling: raw pg, 16 writers / 1 writer', find('raw', 16), find('raw', 1), '—'),
-      ratio('ceiling: raw pg / @mastra/pg, 16 writers', find('raw', 16), find('mastra', 16), '—'),
-      ['16 writers on one session: every turn stored, numbers dense', find('agentstate', 16, true)?.check ?? '—', 'ok'],
+      ['agentstate, 16 writers / 1 writer', perRound(find('agentstate', 16), find('agentstate', 1)), '≥ 1× (≥ 2× on 2 cores)'],
+      ['agentstate / @mastra/pg, 16 writers', perRound(find('agentstate', 16), find('mastra', 16)), '≥ 1.5×'],
+      ['agentstate / raw pg, 1 writer', perRound(find('agentstate', 1), find('raw', 1)), '≥ 0.7×'],
+      ['ceiling: raw pg, 16 writers / 1 writer', perRound(find('raw', 16), find('raw', 1)), '—'],
+      ['ceiling: raw pg / @mastra/pg, 16 writers', perRound(find('raw', 16), find('mastra', 16)), '—'],
+      ['ceiling of the server: pgbench -N, 16 clients / 1 client', perRound(find('pgbench', 16), find('pgbench', 1)), '—'],
+      ['16 writers on one session: every turn stored, numbers dense', checked(find('agentstate', 16, true)), 'ok'],
     ],
   );
 }

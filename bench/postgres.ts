@@ -3,12 +3,14 @@
  *  1. writers (bench/pg-writers.ts): durable appends by 1, 4 and 16 writers,
  *     each a separate process on its own connection: agentstate's
  *     `appendTurn` (each writer its own session, then 16 on one session),
- *     `@mastra/pg` `saveMessages` (one per turn) and, with 1 writer, raw
- *     `pg` sending the store's statements; per row the rate, client and
- *     server CPU per append, the load average at the start and whether every
- *     turn was stored with dense turn numbers; then the ratios issue 29
- *     targets (16 writers / 1 ≥ 1×, ≥ 2× on 2 cores; agentstate / Mastra at
- *     16 writers ≥ 1.5×; agentstate / raw at 1 writer ≥ 0.7×);
+ *     `@mastra/pg` `saveMessages` (one per turn), raw `pg` sending the
+ *     store's statements, and `pgbench`'s own write transaction with as many
+ *     clients (bench/pg-ceiling.ts); per row the rate, client and server CPU
+ *     per append, the load average at the start and whether every turn was
+ *     stored with dense turn numbers, each the median of BENCH_PG_RUNS rounds;
+ *     then the ratios issue 29 targets (16 writers / 1 ≥ 1×, ≥ 2× on 2 cores;
+ *     agentstate / Mastra at 16 writers ≥ 1.5×; agentstate / raw at 1 writer
+ *     ≥ 0.7×) and their ceilings;
  *  2. reading a 5,000-turn transcript;
  *  3. recall at 100,000 memory items on that server (targets: lexical p50
  *     ≤ 10 ms; hybrid ≤ 60 ms with pgvector — the server has no pgvector,
@@ -23,7 +25,9 @@
  * BENCH_PG_ONLY=writers,transcript,recall (any of them, comma-separated; default all)
  * picks the tables. Sizes: BENCH_PG_TURNS (appends per writers row, shared among its
  * writers; default 2,000), BENCH_PG_WARM_UP (appends each writer makes before the
- * timed ones; default 2,000), BENCH_PG_ITEMS, BENCH_PG_VECTOR_ITEMS.
+ * timed ones; default 2,000), BENCH_PG_RUNS (rounds of the writers table; default 3),
+ * BENCH_PG_PGBENCH_SECONDS (each pgbench row; default 5, 0 leaves them out),
+ * BENCH_PG_ITEMS, BENCH_PG_VECTOR_ITEMS.
  * BENCH_PG_CORPUS=small|zipf runs recall on one corpus; BENCH_PG_EXACT=0 skips the
  * exact-fallback rows (each query ranks every vector); BENCH_PG_PGVECTOR=0 skips PGlite;
  * BENCH_PG_KEEP=1 leaves the recall schema and the server up, for EXPLAIN.
@@ -40,6 +44,8 @@ import { fmt, percentile, printTable, timeMs } from './table.js';
 import { seededRandom } from './turn-text.js';
 
 const TURNS = Number(process.env.BENCH_PG_TURNS ?? 2_000);
+/** Rounds of the writers table (`BENCH_PG_RUNS`): each runs all its rows once; the table gives medians. */
+const ROUNDS = Number(process.env.BENCH_PG_RUNS ?? 3);
 const ITEMS = Number(process.env.BENCH_PG_ITEMS ?? 100_000);
 const VECTOR_ITEMS = Math.min(ITEMS, Number(process.env.BENCH_PG_VECTOR_ITEMS ?? 25_000));
 const QUERIES = 100;
@@ -340,7 +346,7 @@ const only = new Set((process.env.BENCH_PG_ONLY ?? 'writers,transcript,recall').
 const server = await startServer();
 try {
   console.log(`PostgreSQL ${server.version}, node ${process.version}`);
-  if (only.has('writers')) await benchWriters(server.url, TURNS);
+  if (only.has('writers')) await benchWriters(server.url, TURNS, ROUNDS);
   if (only.has('transcript')) await benchTranscript(server.url);
   if (only.has('recall')) await benchRecalls(server.url);
 } finally {
