@@ -10,16 +10,14 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { postgresBinary } from '../packages/postgres/test/start-cluster.js';
 import { runSql } from './pg-server.js';
 
 const run = promisify(execFile);
 
 /** The machine's `pgbench`, beside the binaries the tests' clusters start from; `undefined` without one. */
-export const PGBENCH = ((bin) => (existsSync(bin) ? bin : undefined))(
-  join(process.env.AGENTSTATE_TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin', 'pgbench'),
-);
+export const PGBENCH = existsSync(postgresBinary('pgbench')) ? postgresBinary('pgbench') : undefined;
 
 /** The database `pgbench` writes to, on the server of `url`. */
 const DATABASE = 'agentstate_bench_pgbench';

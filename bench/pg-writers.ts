@@ -159,6 +159,23 @@ async function check(url: string, schema: string, kind: WriterKind, acked: Map<s
 }
 
 /**
+ * What `work` answers, and how it was timed, as every row is: the 1-minute load average before it, its wall
+ * time, and the server's CPU over it ({@link serverCpuMs}; `undefined` when the server is not a local process).
+ */
+async function timed<T>(
+  postmaster: number | undefined,
+  work: () => Promise<T>,
+): Promise<{ result: T; load: number; wallMs: number; serverCpuMs: number | undefined }> {
+  const load = loadavg()[0]!;
+  const before = serverCpuMs(postmaster);
+  const start = performance.now();
+  const result = await work();
+  const wallMs = performance.now() - start;
+  const after = serverCpuMs(postmaster);
+  return { result, load, wallMs, serverCpuMs: before === undefined || after === undefined ? undefined : after - before };
+}
+
+/**
  * Starts `writers` writer processes, sets them up (the first alone: it
  * makes the schema and, with `oneSession`, the session the others append
  * to), releases them at once and times `perWriter` appends each.
@@ -177,14 +194,11 @@ async function run(url: string, postmaster: number | undefined, kind: WriterKind
     // The first makes the schema (and the shared session) alone; the others then set up at once.
     const first = await setUp(0);
     const sessions = [first, ...(await Promise.all(children.slice(1).map((_, i) => setUp(i + 1, oneSession ? first : undefined))))];
-    const load = loadavg()[0]!;
     const done = children.map((child) => answer(child, 'done'));
-    const serverBefore = serverCpuMs(postmaster);
-    const start = performance.now();
-    for (const child of children) tell(child, { type: 'go' });
-    const results = await Promise.all(done);
-    const wallMs = performance.now() - start;
-    const serverAfter = serverCpuMs(postmaster);
+    const { result: results, ...timing } = await timed(postmaster, () => {
+      for (const child of children) tell(child, { type: 'go' });
+      return Promise.all(done);
+    });
     const exited = children.map((child) => new Promise((resolve) => child.once('exit', resolve)));
     for (const child of children) tell(child, { type: 'close' });
     await Promise.all(exited);
@@ -196,10 +210,10 @@ async function run(url: string, postmaster: number | undefined, kind: WriterKind
       writers,
       oneSession,
       appends,
-      perSecond: (appends / wallMs) * 1000,
+      perSecond: (appends / timing.wallMs) * 1000,
       clientCpuMs: results.reduce((sum, r) => sum + r.cpuMs, 0),
-      serverCpuMs: serverBefore === undefined || serverAfter === undefined ? undefined : serverAfter - serverBefore,
-      load,
+      serverCpuMs: timing.serverCpuMs,
+      load: timing.load,
       check: await check(url, schema, kind, acked),
     };
   } finally {
@@ -210,21 +224,16 @@ async function run(url: string, postmaster: number | undefined, kind: WriterKind
 
 /** Runs `clients` `pgbench` clients for {@link PGBENCH_SECONDS} on the database at `target`, timed as a writers row is. */
 async function runPgbench(target: string, postmaster: number | undefined, clients: number): Promise<Run> {
-  const load = loadavg()[0]!;
-  const serverBefore = serverCpuMs(postmaster);
-  const start = performance.now();
-  const appends = await pgbench(target, clients, PGBENCH_SECONDS);
-  const wallMs = performance.now() - start;
-  const serverAfter = serverCpuMs(postmaster);
+  const { result: appends, ...timing } = await timed(postmaster, () => pgbench(target, clients, PGBENCH_SECONDS));
   return {
     kind: 'pgbench',
     writers: clients,
     oneSession: false,
     appends,
-    perSecond: (appends / wallMs) * 1000,
+    perSecond: (appends / timing.wallMs) * 1000,
     clientCpuMs: undefined,
-    serverCpuMs: serverBefore === undefined || serverAfter === undefined ? undefined : serverAfter - serverBefore,
-    load,
+    serverCpuMs: timing.serverCpuMs,
+    load: timing.load,
     check: '—',
   };
 }

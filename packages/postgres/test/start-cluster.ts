@@ -13,6 +13,9 @@ import { join } from 'node:path';
 
 const BIN = process.env.AGENTSTATE_TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
 
+/** The path of one of the machine's PostgreSQL programs (`initdb`, `pg_ctl`, `pgbench`), from `AGENTSTATE_TEST_POSTGRES_BIN` or Debian's folder. */
+export const postgresBinary = (command: string): string => join(BIN, command);
+
 /** A cluster of this machine's, with its data directory. */
 export interface OwnCluster {
   url: string;
@@ -28,7 +31,7 @@ export interface OwnCluster {
 
 /** Whether the machine has the binaries {@link startCluster} needs. */
 export function haveBinaries(): boolean {
-  return existsSync(join(BIN, 'initdb'));
+  return existsSync(postgresBinary('initdb'));
 }
 
 /** Why the PostgreSQL tests cannot run here. */
@@ -44,7 +47,7 @@ export async function startCluster(settings: readonly string[] = []): Promise<Ow
   const dir = mkdtempSync(join(tmpdir(), 'agentstate-pg-'));
   const data = join(dir, 'data');
   const run = (command: string, args: string[]): void => {
-    const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', join(BIN, command), ...args]] : [join(BIN, command), args];
+    const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', postgresBinary(command), ...args]] : [postgresBinary(command), args];
     execFileSync(file, argv, { stdio: 'pipe' });
   };
   if (root) {
