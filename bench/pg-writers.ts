@@ -143,7 +143,11 @@ async function check(url: string, schema: string, kind: WriterKind, acked: Map<s
   );
   await client.end();
   const stored = new Map<string, { id: string; seq: number }[]>();
-  for (const row of rows) stored.set(row.session, [...(stored.get(row.session) ?? []), row]);
+  for (const row of rows) {
+    const held = stored.get(row.session);
+    if (held === undefined) stored.set(row.session, [row]);
+    else held.push(row);
+  }
   const problems: string[] = [];
   for (const [session, turns] of acked) {
     const held = stored.get(session) ?? [];
@@ -203,7 +207,11 @@ async function run(url: string, postmaster: number | undefined, kind: WriterKind
     for (const child of children) tell(child, { type: 'close' });
     await Promise.all(exited);
     const acked = new Map<string, AppendedTurn[]>();
-    for (const [writer, result] of results.entries()) acked.set(sessions[writer]!, [...(acked.get(sessions[writer]!) ?? []), ...result.turns]);
+    for (const [writer, result] of results.entries()) {
+      const turns = acked.get(sessions[writer]!);
+      if (turns === undefined) acked.set(sessions[writer]!, result.turns);
+      else turns.push(...result.turns);
+    }
     const appends = writers * perWriter;
     return {
       kind,
