@@ -210,7 +210,8 @@ async function run(url: string, postmaster: number | undefined, kind: WriterKind
     for (const [writer, result] of results.entries()) {
       const turns = acked.get(sessions[writer]!);
       if (turns === undefined) acked.set(sessions[writer]!, result.turns);
-      else turns.push(...result.turns);
+      // One by one: a spread of a long row's turns would overflow the call's arguments.
+      else for (const turn of result.turns) turns.push(turn);
     }
     const appends = writers * perWriter;
     return {
