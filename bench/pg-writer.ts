@@ -41,9 +41,11 @@ export type FromWriter =
  * function called once per append only after many appends, and until then
  * an append costs a few times its CPU: with too few warm-ups, a row of many
  * writers, each timing only its share of the row, would time mostly cold
- * code, and a row of one writer mostly warm code.
+ * code, and a row of one writer mostly warm code. The driver's and the
+ * store's functions called once an append are first optimised between the
+ * 2,000th and the 5,000th append (bench/README.md).
  */
-const WARM_UP = Number(process.env.BENCH_PG_WARM_UP ?? 2_000);
+const WARM_UP = Number(process.env.BENCH_PG_WARM_UP ?? 6_000);
 
 /** One writer, ready to append the next turn; `close` ends its connections. */
 interface Writer {

@@ -25,7 +25,7 @@
  * BENCH_PG_ONLY=writers,transcript,recall (any of them, comma-separated; default all)
  * picks the tables. Sizes: BENCH_PG_TURNS (appends per writers row, shared among its
  * writers; default 2,000), BENCH_PG_WARM_UP (appends each writer makes before the
- * timed ones; default 2,000), BENCH_PG_RUNS (rounds of the writers table; default 3),
+ * timed ones; default 6,000), BENCH_PG_RUNS (rounds of the writers table; default 3),
  * BENCH_PG_PGBENCH_SECONDS (each pgbench row; default 5, 0 leaves them out),
  * BENCH_PG_ITEMS, BENCH_PG_VECTOR_ITEMS.
  * BENCH_PG_CORPUS=small|zipf runs recall on one corpus; BENCH_PG_EXACT=0 skips the
