@@ -128,6 +128,13 @@ function answer<T extends FromWriter['type']>(child: ChildProcess, type: T): Pro
 
 const tell = (child: ChildProcess, message: ToWriter) => child.send(message);
 
+/** Adds `values` to `key`'s list in `map`, one by one: a spread of a long row's turns into `push` would overflow the call. */
+function addTo<K, V>(map: Map<K, V[]>, key: K, values: readonly V[]): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [...values]);
+  else for (const value of values) list.push(value);
+}
+
 /**
  * Whether `schema` holds exactly the acknowledged turns: each id once, in
  * its session, and (but for Mastra, which numbers nothing) each session's
@@ -143,11 +150,7 @@ async function check(url: string, schema: string, kind: WriterKind, acked: Map<s
   );
   await client.end();
   const stored = new Map<string, { id: string; seq: number }[]>();
-  for (const row of rows) {
-    const held = stored.get(row.session);
-    if (held === undefined) stored.set(row.session, [row]);
-    else held.push(row);
-  }
+  for (const row of rows) addTo(stored, row.session, [row]);
   const problems: string[] = [];
   for (const [session, turns] of acked) {
     const held = stored.get(session) ?? [];
@@ -207,12 +210,7 @@ async function run(url: string, postmaster: number | undefined, kind: WriterKind
     for (const child of children) tell(child, { type: 'close' });
     await Promise.all(exited);
     const acked = new Map<string, AppendedTurn[]>();
-    for (const [writer, result] of results.entries()) {
-      const turns = acked.get(sessions[writer]!);
-      if (turns === undefined) acked.set(sessions[writer]!, result.turns);
-      // One by one: a spread of a long row's turns would overflow the call's arguments.
-      else for (const turn of result.turns) turns.push(turn);
-    }
+    for (const [writer, result] of results.entries()) addTo(acked, sessions[writer]!, result.turns);
     const appends = writers * perWriter;
     return {
       kind,
