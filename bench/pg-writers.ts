@@ -37,6 +37,11 @@ const WRITER = fileURLToPath(new URL('./pg-writer.ts', import.meta.url));
 const WRITERS = (process.env.BENCH_PG_WRITERS ?? '1,4,16').split(',').map(Number);
 /** The stores the rows run (`BENCH_PG_KINDS`, comma-separated; default all three): one alone for a quick comparison of two builds. */
 const KINDS = new Set((process.env.BENCH_PG_KINDS ?? 'agentstate,raw,mastra').split(','));
+/**
+ * Whether a run with 16 writers and agentstate also runs sixteen on one session (`BENCH_PG_SHARED`; `0` leaves
+ * the row out): a quick comparison of two builds need not pay its minutes a round.
+ */
+const SHARED = process.env.BENCH_PG_SHARED !== '0';
 
 /** What a row runs: a store's writers, or `pgbench`'s clients (pg-ceiling.ts). */
 type RowKind = WriterKind | 'pgbench';
@@ -311,7 +316,8 @@ export async function benchWriters(url: string, turns: number, rounds: number): 
           if (KINDS.has(kind)) add(kind, writers, false, await run(url, postmaster, kind, writers, perWriter(writers)));
         if (ceiling !== undefined) add('pgbench', writers, false, await runPgbench(ceiling, postmaster, writers));
       }
-      if (WRITERS.includes(16) && KINDS.has('agentstate')) add('agentstate', 16, true, await run(url, postmaster, 'agentstate', 16, perWriter(16), true));
+      if (SHARED && WRITERS.includes(16) && KINDS.has('agentstate'))
+        add('agentstate', 16, true, await run(url, postmaster, 'agentstate', 16, perWriter(16), true));
     }
   } finally {
     if (ceiling !== undefined) await dropPgbench(url);

@@ -27,6 +27,7 @@
  * writers; default 2,000), BENCH_PG_WARM_UP (appends each writer makes before the
  * timed ones; default 6,000), BENCH_PG_RUNS (rounds of the writers table; default 3),
  * BENCH_PG_PGBENCH_SECONDS (each pgbench row; default 5, 0 leaves them out),
+ * BENCH_PG_SHARED (0 leaves out sixteen writers on one session),
  * BENCH_PG_ITEMS, BENCH_PG_VECTOR_ITEMS.
  * BENCH_PG_CORPUS=small|zipf runs recall on one corpus; BENCH_PG_EXACT=0 skips the
  * exact-fallback rows (each query ranks every vector); BENCH_PG_PGVECTOR=0 skips PGlite;
