@@ -1,4 +1,5 @@
 /** `sync(a, b)`: two stores exchange what each lacks, batch by batch (docs/contract.md §12). */
+import { setImmediate } from 'node:timers/promises';
 import { SyncConflictError, ValidationError } from '../errors.js';
 import type { PolicyMerge, RetentionStore } from '../provider/retention.js';
 import type { EventSourcedProvider } from '../provider/types.js';
@@ -222,6 +223,9 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
         done = true;
         break;
       }
+      // The event loop takes a turn between batches: between two files, whose drivers answer at once, a sync would
+      // otherwise hold it from start to end, and the process would serve no signal, timer or request till then.
+      await setImmediate();
     }
     // Only after a batch: a sync that sent nothing leaves both stores as they were.
     if (after !== undefined && !done) await to.receive([], { ...scoped, covered });

@@ -273,6 +273,19 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     expect(await a.receive(await b.changes({}))).toEqual({ received: 0, skipped: aHead! + bHead!, merged: 0 });
   }),
 
+  'Y80 a sync lets the event loop turn between batches: an abort from a callback queued as it starts stops it before it ends': pairs(async (a, b) => {
+    await work(a, 'laptop', 'laptop');
+    const [aHead, bHead] = await heads([a, b]);
+    const stop = new AbortController();
+    setImmediate(() => stop.abort('turned'));
+    expect(await sync(a, b, { batchSize: 2, signal: stop.signal }).catch((e: unknown) => e)).toBe('turned');
+    const [, reached] = await heads([a, b]);
+    expect(reached! - bHead!).toBeLessThan(aHead!);
+    expect((reached! - bHead!) % 2).toBe(0);
+    expect(await sync(a, b)).toMatchObject({ toB: aHead! - (reached! - bHead!) });
+    await expectConverged([a, b]);
+  }),
+
   'Y3 a forged batch (a bad digest, a replaced event, a copy of the store) is refused whole and writes nothing': pairs(async (a, b) => {
     await work(a, 'laptop', 'laptop');
     await sync(a, b);
