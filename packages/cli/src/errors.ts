@@ -4,8 +4,11 @@
  * with `agentstate mcp`: 0 success, 1 a user error (bad flags, bad input,
  * not found, conflict), 2 a damaged file or one that is not a usable
  * agentstate database, 3 the environment refused (disk full, read-only,
- * permission denied, not a file, I/O error).
+ * permission denied, not a file, I/O error); and 128 + n a command that
+ * signal n stopped after keeping what it finished, as a shell reports a
+ * process the signal ended.
  */
+import { constants } from 'node:os';
 import { CommanderError } from 'commander';
 import { AgentStateError } from '@agentstate/core';
 import type { ExitCodeValue } from '@agentstate/open';
@@ -21,9 +24,26 @@ export class DamagedDatabaseError extends AgentStateError {
   readonly code = 'corruption' as const;
 }
 
+/**
+ * A signal (Ctrl-C, SIGTERM, SIGHUP) stopped a command that keeps what it
+ * finished, a sync's batches: exit 128 + the signal's number.
+ */
+export class InterruptedError extends AgentStateError {
+  readonly code = 'interrupted' as const;
+
+  constructor(
+    /** The signal that stopped the command. */
+    readonly signal: NodeJS.Signals,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The exit code for an error that ended a command. */
-export function exitCodeFor(error: unknown): ExitCodeValue {
+export function exitCodeFor(error: unknown): ExitCodeValue | number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.user;
+  if (error instanceof InterruptedError) return 128 + constants.signals[error.signal];
   return exitCodeOf(error);
 }
 

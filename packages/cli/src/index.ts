@@ -4,5 +4,5 @@
  * entry lets a host embed the command (`run(argv)` returns the exit code).
  */
 export { createProgram, run } from './program.js';
-export { UserError, DamagedDatabaseError, exitCodeFor, describeError } from './errors.js';
+export { UserError, DamagedDatabaseError, InterruptedError, exitCodeFor, describeError } from './errors.js';
 export { ExitCode } from '@agentstate/open';

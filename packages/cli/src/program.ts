@@ -55,7 +55,7 @@ export function createProgram(): Command {
     .configureHelp({ subcommandTerm })
     .addHelpText(
       'after',
-      '\nExit codes: 0 success, 1 a user error (bad flags or input, not found, conflict), 2 a corrupted or foreign database, 3 the environment refused (disk full, read-only, permission denied, not a file).\nStart with: agentstate demo',
+      '\nExit codes: 0 success, 1 a user error (bad flags or input, not found, conflict), 2 a corrupted or foreign database, 3 the environment refused (disk full, read-only, permission denied, not a file), 128 + n stopped by signal n (130: Ctrl-C).\nStart with: agentstate demo',
     );
   for (const entry of LAZY_COMMANDS) program.addLazyCommand(entry, configure);
   program.addCommand(mcpCommand());

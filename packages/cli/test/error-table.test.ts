@@ -41,7 +41,7 @@ import {
   StorageIoError,
 } from '@agentstate/sqlite';
 import { ExitCode } from '@agentstate/open';
-import { DamagedDatabaseError, exitCodeFor, UserError } from '../src/errors.js';
+import { DamagedDatabaseError, exitCodeFor, InterruptedError, UserError } from '../src/errors.js';
 import * as cli from '../src/index.js';
 
 interface Row {
@@ -87,6 +87,7 @@ const TABLE: ReadonlyArray<Row> = [
   { error: new UsageError('--port must be a number'), code: 'usage', retryable: false, exit: user },
   { error: new UserError('the database path is empty'), code: 'usage', retryable: false, exit: user },
   { error: new DamagedDatabaseError('verification failed'), code: 'corruption', retryable: false, exit: corrupt },
+  { error: new InterruptedError('SIGINT', 'sync stopped by SIGINT'), code: 'interrupted', retryable: false, exit: 130 },
 ];
 
 /** Bases that are never raised themselves. */

@@ -1,7 +1,7 @@
 /**
  * Sync under faults (docs/contract.md §12), across real processes: `agentstate sync` killed
  * with SIGKILL in the middle of a run between two files and between a file and a PostgreSQL
- * schema (there inside a batch's open transaction), an MCP HTTP server and its client each
+ * schema (there inside a batch's open transaction), stopped by Ctrl-C, an MCP HTTP server and its client each
  * killed in the middle of a sync, and a connection cut in the middle of a batch's request or
  * answer. Each time the batches committed stay, the cut one left nothing behind, and a second
  * run finishes: both sides then hold every event exactly once, read the same and verify.
@@ -371,6 +371,29 @@ async function batchInFlight(name: string, own: number) {
   await until('a batch in flight', () => ((proxy.sent.get('receive') ?? 0) * 4 > held.head - own ? true : undefined), syncing);
   return { laptop, served, server, proxy, syncing, held };
 }
+
+describe('agentstate sync stopped by a signal', () => {
+  it('Ctrl-C: the batch in flight stays, it exits 130 saying what stays, and a second run brings the rest', async () => {
+    const [a, b] = [tmp.path('int-a.db'), tmp.path('int-b.db')];
+    await write(a, 'left', 12);
+    await write(b, 'right', 60);
+    const syncing = run(['sync', a, b, '--batch-size', '4']);
+    const held = await holdWhenMoved(a, 12, syncing);
+    syncing.child.kill('SIGINT');
+    held.release();
+    const ended = await syncing.ended;
+    // The signal is taken between two batches or while one waits for the lock: that one then finishes.
+    const kept = sqliteHead(a) - 12;
+    expect([held.head - 12, held.head - 8]).toContain(kept);
+    expect(ended).toMatchObject({ code: 130, signal: null, stdout: '' });
+    expect(ended.stderr).toBe(
+      'agentstate: stopping after the batch in flight (SIGINT again stops at once)\n' +
+        `agentstate: sync stopped by SIGINT after ${kept / 4} ${kept === 4 ? 'batch' : 'batches'}: ${kept} events into ${a} and 0 events into ${b} stay; run it again to go on\n`,
+    );
+    expect(okJson(['sync', a, b, '--batch-size', '4'])).toMatchObject({ toA: 60 - kept, toB: 12, merged: 0, batches: (60 - kept) / 4 + 3 });
+    await expectUnion([a, b], 72);
+  });
+});
 
 describe('sync over HTTP, a process killed in the middle', () => {
   it('the server, with a batch in flight: restarted on its file, the client resumes where it stopped', async () => {

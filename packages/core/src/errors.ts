@@ -31,9 +31,10 @@ export type ErrorCode =
   | 'network'
   | 'bad_response'
   | 'table_format'
-  // The faces: a mistake in a command line, a scope an MCP server refuses.
+  // The faces: a mistake in a command line, a scope an MCP server refuses, a command a signal stopped.
   | 'usage'
-  | 'scope_denied';
+  | 'scope_denied'
+  | 'interrupted';
 
 /** Base class of every error agentstate raises on purpose. */
 export abstract class AgentStateError extends Error {

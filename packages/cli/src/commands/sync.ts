@@ -4,6 +4,7 @@ import { SUMMARIES } from '../command-list.js';
 import { CliCommand, show, withScopeFlags } from '../context.js';
 import { describeTarget, resolveTarget } from '@agentstate/open';
 import { openDatabase } from '../database.js';
+import { InterruptedError } from '../errors.js';
 import { io } from '../io.js';
 import { positiveInt, type ScopeFlags, scopeFrom } from '../parse.js';
 import { count } from '../output.js';
@@ -28,14 +29,27 @@ export function syncCommand(): CliCommand {
         try {
           const progress = startProgress('syncing', 0, ctx.json);
           const scope = scopeFrom(opts);
+          const stop = stopOnSignal(() => progress.stop());
+          let sofar: SyncSummary = { toA: 0, toB: 0, merged: 0, batches: 0 };
           const options = {
             ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
-            onProgress: (s: SyncSummary) => progress.update(s.toA + s.toB),
+            onProgress: (s: SyncSummary) => {
+              sofar = s;
+              progress.update(s.toA + s.toB);
+            },
             ...(scope ? { scope } : {}),
+            signal: stop.signal,
           };
           const summary = await sync(first.peer, second.peer, options)
-            .catch((error: unknown) => Promise.reject(withTokenHint(error, token)))
-            .finally(() => progress.stop());
+            .catch((error: unknown) =>
+              Promise.reject(
+                stop.signal.aborted && error === stop.signal.reason ? stopped(stop.signal.reason as NodeJS.Signals, sofar, a, b) : withTokenHint(error, token),
+              ),
+            )
+            .finally(() => {
+              stop.end();
+              progress.stop();
+            });
           // A URL's password is never printed.
           const report = { a: describeTarget(a), b: describeTarget(b), ...summary, seconds: (performance.now() - started) / 1000 };
           show(
@@ -58,6 +72,37 @@ async function openSide(side: string, create: boolean, token: string | undefined
   if (/^https?:\/\//i.test(side)) return { peer: httpPeer(side, token === undefined ? {} : { token }), close: async () => {} };
   const db = await openDatabase(resolveTarget(side, {}, io().cwd), create ? { create: true } : {});
   return { peer: db, close: () => db.close() };
+}
+
+/** The signals a sync stops on, before its next batch: the first is the user's word, a second ends the process at once. */
+const STOPPING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Aborts `signal` on the first of {@link STOPPING_SIGNALS}, saying so on stderr (`clear` first clears the progress
+ * bar): the batch in flight still finishes, and is kept. The handlers go at the first signal (a second then has its
+ * default effect) or at `end`.
+ */
+function stopOnSignal(clear: () => void): { signal: AbortSignal; end(): void } {
+  const controller = new AbortController();
+  const end = (): void => {
+    for (const name of STOPPING_SIGNALS) process.removeListener(name, handler);
+  };
+  const handler = (name: NodeJS.Signals): void => {
+    end();
+    clear();
+    io().stderr.write(`agentstate: stopping after the batch in flight (${name} again stops at once)\n`);
+    controller.abort(name);
+  };
+  for (const name of STOPPING_SIGNALS) process.once(name, handler);
+  return { signal: controller.signal, end };
+}
+
+/** The error of a sync `signal` stopped, saying what stays and how to go on. */
+function stopped(signal: NodeJS.Signals, sofar: SyncSummary, a: string, b: string): InterruptedError {
+  return new InterruptedError(
+    signal,
+    `sync stopped by ${signal} after ${counted(sofar.batches, 'batch')}: ${counted(sofar.toA, 'event')} into ${describeTarget(a)} and ${counted(sofar.toB, 'event')} into ${describeTarget(b)} stay; run it again to go on`,
+  );
 }
 
 /** A server's 401, told where its token comes from: the server's answer speaks of headers, not of this command's flags. */
