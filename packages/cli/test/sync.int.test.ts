@@ -119,6 +119,11 @@ describe('agentstate sync', () => {
     expect(okJson(['sync', c, d, '--scope', '["acme"]', '--json'])).toMatchObject({ toA: 0, toB: 0, merged: 0, batches: 0 });
     expect(okJson(['sync', c, d, '--json'])).toMatchObject({ toA: 0, toB: 1, merged: 0, batches: 1 });
     expect(fails(1, ['sync', c, d, '--scope', '[1]'])).toContain('--scope');
+    // A scope neither holds a record in, most likely misspelt, is said so; one that moved nothing but is held is not.
+    expect(ok(['sync', c, d, '--scope', 'acme/taem'])).toMatch(
+      /, in 0 batches \(\d+\.\d\d s\); neither holds a live record in acme\/taem: is --scope right\?\n$/,
+    );
+    expect(ok(['sync', c, d, '--scope', 'acme/team'])).toMatch(/, in 0 batches \(\d+\.\d\d s\)\n$/);
   });
 
   it('refuses a byte copy of a file, and a file with itself, exit 1, and writes nothing', () => {

@@ -1,5 +1,5 @@
 /** `agentstate sync <a> <b>`: two databases (SQLite files or PostgreSQL schemas), or one and a server, exchange what each lacks (docs/contract.md §12). */
-import { httpPeer, SyncHttpError, sync, type SyncPeer, type SyncSummary } from '@agentstate/core';
+import { describeScope, httpPeer, type ScopeInput, SyncHttpError, sync, type SyncPeer, type SyncSummary } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { CliCommand, show, withScopeFlags } from '../context.js';
 import { describeTarget, resolveTarget } from '@agentstate/open';
@@ -52,10 +52,11 @@ export function syncCommand(): CliCommand {
             });
           // A URL's password is never printed.
           const report = { a: describeTarget(a), b: describeTarget(b), ...summary, seconds: (performance.now() - started) / 1000 };
+          const hint = summary.toA + summary.toB === 0 ? await unheldScope(scope, [first, second]) : '';
           show(
             ctx,
             report,
-            `synced ${report.a} and ${report.b}: ${counted(summary.toA, 'event')} into ${report.a}, ${counted(summary.toB, 'event')} into ${report.b}, in ${counted(summary.batches, 'batch')} (${report.seconds.toFixed(2)} s)${merges(summary.merged)}`,
+            `synced ${report.a} and ${report.b}: ${counted(summary.toA, 'event')} into ${report.a}, ${counted(summary.toB, 'event')} into ${report.b}, in ${counted(summary.batches, 'batch')} (${report.seconds.toFixed(2)} s)${merges(summary.merged)}${hint}`,
           );
         } finally {
           await second.close();
@@ -67,11 +68,28 @@ export function syncCommand(): CliCommand {
   );
 }
 
+/** One side of a sync, and, for a database, whether it holds a live record in a scope's subtree (a server does not say). */
+interface Side {
+  peer: SyncPeer;
+  close(): Promise<void>;
+  holds?: (scope: ScopeInput) => Promise<boolean>;
+}
+
+/**
+ * The word on a scope a sync that moved nothing was limited to, when neither side holds a live record in its
+ * subtree (most likely a misspelt `--scope`); else '', as when a side cannot say (a server) or the scope is global.
+ */
+async function unheldScope(scope: ScopeInput | undefined, sides: readonly Side[]): Promise<string> {
+  if (scope === undefined || scope.length === 0) return '';
+  for (const side of sides) if (side.holds === undefined || (await side.holds(scope))) return '';
+  return `; neither holds a live record in ${describeScope([...scope])}: is --scope right?`;
+}
+
 /** One side of a sync: a server named by its http(s) URL, a SQLite file (created when `create`) or a PostgreSQL schema's URL. */
-async function openSide(side: string, create: boolean, token: string | undefined): Promise<{ peer: SyncPeer; close(): Promise<void> }> {
+async function openSide(side: string, create: boolean, token: string | undefined): Promise<Side> {
   if (/^https?:\/\//i.test(side)) return { peer: httpPeer(side, token === undefined ? {} : { token }), close: async () => {} };
   const db = await openDatabase(resolveTarget(side, {}, io().cwd), create ? { create: true } : {});
-  return { peer: db, close: () => db.close() };
+  return { peer: db, close: () => db.close(), holds: async (scope) => (await db.namespaces({ prefix: [...scope], limit: 1 })).length > 0 };
 }
 
 /** The signals a sync stops on, before its next batch: the first is the user's word, a second ends the process at once. */
