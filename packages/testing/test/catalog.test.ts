@@ -8,7 +8,7 @@ import { listLogChecks, listProviderChecks, resolveCapabilities } from '@agentst
 const numbers = (names: string[]): string[] => names.map((n) => /^([A-Z]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
 
 describe('the check catalogue', () => {
-  it('has one provider check for each of A1–A28, B30–B43, C1–C9, E1–E22, G1–G10, I1–I8, M1–M8, N1–N5, P1–P7, Q1–Q2, R1–R6, S1–S8, T1–T9, V1–V9, W1–W15, W20–W27, W30, W31 and W40, in order, then the extra checks X1–X27 and the sync checks Y1–Y20, Y23, Y30–Y33, Y40–Y43, Y50–Y58, Y60, Y61, Y65, Y66, Y70–Y72, Y81–Y86, Y88 and Y91–Y93', () => {
+  it('has one provider check for each of A1–A28, B30–B43, C1–C9, E1–E22, G1–G10, I1–I8, M1–M8, N1–N5, P1–P7, Q1–Q2, R1–R6, S1–S8, T1–T9, V1–V9, W1–W15, W20–W27, W30, W31 and W40, in order, then the extra checks X1–X27 and the sync checks Y1–Y20, Y23, Y30–Y33, Y40–Y43, Y50–Y58, Y60, Y61, Y65, Y66, Y70–Y72, Y80, Y81–Y86, Y88 and Y91–Y93', () => {
     const got = numbers(listProviderChecks().map((c) => c.name));
     const wanted = [
       ...Array.from({ length: 28 }, (_, i) => `A${i + 1}`),
@@ -41,6 +41,7 @@ describe('the check catalogue', () => {
       'Y65',
       'Y66',
       ...Array.from({ length: 3 }, (_, i) => `Y${i + 70}`),
+      'Y80',
       'Y81',
       'Y82',
       'Y83',
