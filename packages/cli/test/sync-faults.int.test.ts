@@ -297,14 +297,21 @@ class SyncProxy {
   }
 }
 
+/**
+ * Files `<name>-a.db` of 12 events and `<name>-b.db` of 60, and `sync a b` running, 4 events a batch, held (by
+ * {@link holdWhenMoved}) after some of b's events have reached a: it first pulls b's events into a.
+ */
+async function heldBetweenFiles(name: string): Promise<{ a: string; b: string; syncing: Running; held: { head: number; release(): void } }> {
+  const [a, b] = [tmp.path(`${name}-a.db`), tmp.path(`${name}-b.db`)];
+  await write(a, 'left', 12);
+  await write(b, 'right', 60);
+  const syncing = run(['sync', a, b, '--batch-size', '4']);
+  return { a, b, syncing, held: await holdWhenMoved(a, 12, syncing) };
+}
+
 describe('agentstate sync killed in the middle', () => {
   it('between two files: the batches received stay, and a second run brings the rest, each event once', async () => {
-    const [a, b] = [tmp.path('a.db'), tmp.path('b.db')];
-    await write(a, 'left', 12);
-    await write(b, 'right', 60);
-    // `sync a b` first pulls b's 60 events into a, 4 a batch: it is held, then killed, after some of them.
-    const syncing = run(['sync', a, b, '--batch-size', '4']);
-    const held = await holdWhenMoved(a, 12, syncing);
+    const { a, b, syncing, held } = await heldBetweenFiles('killed');
     await kill(syncing);
     held.release();
     const kept = held.head - 12;
@@ -374,11 +381,7 @@ async function batchInFlight(name: string, own: number) {
 
 describe('agentstate sync stopped by a signal', () => {
   it('Ctrl-C: the batch in flight stays, it exits 130 saying what stays, and a second run brings the rest', async () => {
-    const [a, b] = [tmp.path('int-a.db'), tmp.path('int-b.db')];
-    await write(a, 'left', 12);
-    await write(b, 'right', 60);
-    const syncing = run(['sync', a, b, '--batch-size', '4']);
-    const held = await holdWhenMoved(a, 12, syncing);
+    const { a, b, syncing, held } = await heldBetweenFiles('interrupted');
     syncing.child.kill('SIGINT');
     held.release();
     const ended = await syncing.ended;
