@@ -13,7 +13,7 @@ import { mapFileError, occupied } from '@agentstate/sqlite';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UserError } from './errors.js';
-import { inCwd } from './io.js';
+import { inCwd, io } from './io.js';
 
 /** What a temporary file is for; part of its name. */
 export type Purpose = 'importing' | 'exporting';
@@ -90,7 +90,7 @@ function linkNoReplace(temporary: string, target: string, what: string): void {
  * Makes the file `target` (`name`, as the user gave it) in a temporary file
  * beside it: `make` writes the temporary file, which is removed with its side
  * files when `make` or the naming fails, or when a signal arrives (after
- * `onSignal`). Then the file takes the target's name: by rename when
+ * `onSignal`; the process then says so and exits 128 + the signal's number). Then the file takes the target's name: by rename when
  * `replace`, else never replacing one that appeared meanwhile.
  */
 export async function makeInPlace<T>(
@@ -103,11 +103,12 @@ export async function makeInPlace<T>(
   removeStaleTemporaries(dirname(target));
   const temporary = `${target}.${purpose}-${process.pid}`;
   removeWithSideFiles(temporary);
-  // A signal exits with 128 + its number, once the half-made file is gone.
+  // A signal exits with 128 + its number, once the half-made file is gone, saying so.
   const handlers = HANDLED_SIGNALS.map((signal) => {
     const handler = (): void => {
       onSignal?.();
       removeWithSideFiles(temporary);
+      io().stderr.write(`agentstate: ${purpose === 'importing' ? 'import' : 'export'} stopped by ${signal}: nothing was written to ${name}\n`);
       process.exit(128 + constants.signals[signal]);
     };
     process.once(signal, handler);

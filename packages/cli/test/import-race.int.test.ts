@@ -100,7 +100,7 @@ describe('an interrupted import', () => {
       child.stdin.write(firstHalf);
       await appears(`interrupted-${signal}.db.importing-${child.pid}`);
       child.kill(signal);
-      expect((await done).code).toBe(code);
+      expect(await done).toMatchObject({ code, stderr: `agentstate: import stopped by ${signal}: nothing was written to ${target}\n` });
       expect(existsSync(target)).toBe(false);
       expect(temporaries()).toEqual([]);
     });

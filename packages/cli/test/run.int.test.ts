@@ -79,6 +79,7 @@ describe('run(argv, io)', () => {
     const exported = tmp.path('state.jsonl');
     expect((await inThisProcess(['export', '--out', exported, '--db', db])).code).toBe(0);
     expect((await inThisProcess(['import', exported, '--db', tmp.path('imported.db')])).code).toBe(0);
+    expect((await inThisProcess(['sync', db, tmp.path('replica.db'), '--batch-size', '1'])).code).toBe(0);
     expect(listeners()).toEqual(before.listeners);
 
     const utc = /\d{2}:\d{2}:\d{2}Z/;
