@@ -8,11 +8,11 @@
  * signal n stopped after keeping what it finished, as a shell reports a
  * process the signal ended.
  */
-import { constants } from 'node:os';
 import { CommanderError } from 'commander';
 import { AgentStateError } from '@agentstate/core';
 import type { ExitCodeValue } from '@agentstate/open';
 import { ExitCode, exitCodeOf } from '@agentstate/open';
+import { signalExitCode } from './signals.js';
 
 /** A mistake of the person at the terminal (a flag, a file, a key): reported in one line, exit 1. */
 export class UserError extends AgentStateError {
@@ -43,7 +43,7 @@ export class InterruptedError extends AgentStateError {
 /** The exit code for an error that ended a command. */
 export function exitCodeFor(error: unknown): ExitCodeValue | number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.user;
-  if (error instanceof InterruptedError) return 128 + constants.signals[error.signal];
+  if (error instanceof InterruptedError) return signalExitCode(error.signal);
   return exitCodeOf(error);
 }
 

@@ -10,10 +10,10 @@
 import { createWriteStream, linkSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { mapFileError, occupied } from '@agentstate/sqlite';
-import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UserError } from './errors.js';
 import { inCwd, io } from './io.js';
+import { onStopSignal, signalExitCode } from './signals.js';
 
 /** What a temporary file is for; part of its name. */
 export type Purpose = 'importing' | 'exporting';
@@ -22,7 +22,6 @@ export type Purpose = 'importing' | 'exporting';
 export const SIDE_SUFFIXES = ['-wal', '-shm', '-journal'] as const;
 
 const TEMPORARY_NAME = /\.(?:importing|exporting)-(\d+)(?:-wal|-shm|-journal)?$/;
-const HANDLED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** Removes a file and the files SQLite may keep beside it. */
 function removeWithSideFiles(path: string): void {
@@ -90,8 +89,9 @@ function linkNoReplace(temporary: string, target: string, what: string): void {
  * Makes the file `target` (`name`, as the user gave it) in a temporary file
  * beside it: `make` writes the temporary file, which is removed with its side
  * files when `make` or the naming fails, or when a signal arrives (after
- * `onSignal`; the process then says so and exits 128 + the signal's number). Then the file takes the target's name: by rename when
- * `replace`, else never replacing one that appeared meanwhile.
+ * `onSignal`; the process then says so and exits 128 + the signal's
+ * number). Then the file takes the target's name: by rename when `replace`,
+ * else never replacing one that appeared meanwhile.
  */
 export async function makeInPlace<T>(
   target: string,
@@ -103,20 +103,17 @@ export async function makeInPlace<T>(
   removeStaleTemporaries(dirname(target));
   const temporary = `${target}.${purpose}-${process.pid}`;
   removeWithSideFiles(temporary);
-  // A signal exits with 128 + its number, once the half-made file is gone, saying so.
-  const handlers = HANDLED_SIGNALS.map((signal) => {
-    const handler = (): void => {
-      onSignal?.();
-      removeWithSideFiles(temporary);
-      io().stderr.write(`agentstate: ${purpose === 'importing' ? 'import' : 'export'} stopped by ${signal}: nothing was written to ${name}\n`);
-      process.exit(128 + constants.signals[signal]);
-    };
-    process.once(signal, handler);
-    return [signal, handler] as const;
+  const what = purpose === 'importing' ? 'import' : 'export';
+  // A signal exits once the half-made file is gone, saying so.
+  const off = onStopSignal((signal) => {
+    onSignal?.();
+    removeWithSideFiles(temporary);
+    io().stderr.write(`agentstate: ${what} stopped by ${signal}: nothing was written to ${name}\n`);
+    process.exit(signalExitCode(signal));
   });
   try {
     const made = await make(temporary);
-    if (!replace) linkNoReplace(temporary, name, purpose === 'importing' ? 'import' : 'export');
+    if (!replace) linkNoReplace(temporary, name, what);
     else {
       try {
         renameSync(temporary, target);
@@ -129,7 +126,7 @@ export async function makeInPlace<T>(
     removeWithSideFiles(temporary);
     throw error;
   } finally {
-    for (const [signal, handler] of handlers) process.removeListener(signal, handler);
+    off();
   }
 }
 

@@ -6,6 +6,7 @@ import { describeTarget, resolveTarget } from '@agentstate/open';
 import { openDatabase } from '../database.js';
 import { InterruptedError } from '../errors.js';
 import { io } from '../io.js';
+import { onStopSignal } from '../signals.js';
 import { positiveInt, type ScopeFlags, scopeFrom } from '../parse.js';
 import { count } from '../output.js';
 import { startProgress } from '../progress.js';
@@ -92,26 +93,17 @@ async function openSide(side: string, create: boolean, token: string | undefined
   return { peer: db, close: () => db.close(), holds: async (scope) => (await db.namespaces({ prefix: [...scope], limit: 1 })).length > 0 };
 }
 
-/** The signals a sync stops on, before its next batch: the first is the user's word, a second ends the process at once. */
-const STOPPING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
 /**
- * Aborts `signal` on the first of {@link STOPPING_SIGNALS}, saying so on stderr (`clear` first clears the progress
- * bar): the batch in flight still finishes, and is kept. The handlers go at the first signal (a second then has its
- * default effect) or at `end`.
+ * Aborts `signal` on the first stop signal, saying so on stderr (`clear` first clears the progress bar): the batch
+ * in flight still finishes, and is kept; a second signal ends the process at once. `end` removes the handler.
  */
 function stopOnSignal(clear: () => void): { signal: AbortSignal; end(): void } {
   const controller = new AbortController();
-  const end = (): void => {
-    for (const name of STOPPING_SIGNALS) process.removeListener(name, handler);
-  };
-  const handler = (name: NodeJS.Signals): void => {
-    end();
+  const end = onStopSignal((name) => {
     clear();
     io().stderr.write(`agentstate: stopping after the batch in flight (${name} again stops at once)\n`);
     controller.abort(name);
-  };
-  for (const name of STOPPING_SIGNALS) process.once(name, handler);
+  });
   return { signal: controller.signal, end };
 }
 
