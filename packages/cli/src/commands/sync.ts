@@ -1,5 +1,5 @@
 /** `agentstate sync <a> <b>`: two databases (SQLite files or PostgreSQL schemas), or one and a server, exchange what each lacks (docs/contract.md §12). */
-import { describeScope, httpPeer, type ScopeInput, SyncHttpError, sync, type SyncPeer, type SyncSummary } from '@agentstate/core';
+import { describeScope, httpPeer, type ScopeInput, SyncHttpError, sync, type SyncPeer, type SyncSummary, toScope } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { CliCommand, show, withScopeFlags } from '../context.js';
 import { describeTarget, resolveTarget } from '@agentstate/open';
@@ -83,14 +83,14 @@ interface Side {
 async function unheldScope(scope: ScopeInput | undefined, sides: readonly Side[]): Promise<string> {
   if (scope === undefined || scope.length === 0) return '';
   for (const side of sides) if (side.holds === undefined || (await side.holds(scope))) return '';
-  return `; neither holds a live record in ${describeScope([...scope])}: is --scope right?`;
+  return `; neither holds a live record in ${describeScope(toScope(scope))}: is --scope right?`;
 }
 
 /** One side of a sync: a server named by its http(s) URL, a SQLite file (created when `create`) or a PostgreSQL schema's URL. */
 async function openSide(side: string, create: boolean, token: string | undefined): Promise<Side> {
   if (/^https?:\/\//i.test(side)) return { peer: httpPeer(side, token === undefined ? {} : { token }), close: async () => {} };
   const db = await openDatabase(resolveTarget(side, {}, io().cwd), create ? { create: true } : {});
-  return { peer: db, close: () => db.close(), holds: async (scope) => (await db.namespaces({ prefix: [...scope], limit: 1 })).length > 0 };
+  return { peer: db, close: () => db.close(), holds: async (scope) => (await db.namespaces({ prefix: toScope(scope), limit: 1 })).length > 0 };
 }
 
 /**
